@@ -1,0 +1,27 @@
+# Two commands do everything on a fresh Debian machine: `make run` and `make test`.
+# Both install missing system packages first (idempotent; apt-get only when something is absent).
+SWIFT ?= swift
+SYSTEM_PACKAGES := libcurl4-openssl-dev zlib1g-dev curl
+CONFIG ?= config/modeld.json
+
+.PHONY: deps build release run test clean
+
+deps:
+	@bash scripts/install-deps.sh $(SYSTEM_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	.build/release/modeld --config $(CONFIG)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --no-parallel
+	bash scripts/check-all.sh
+
+clean:
+	rm -rf .build

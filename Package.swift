@@ -1,0 +1,58 @@
+// swift-tools-version:6.0
+// modeld: over-the-air model distribution. One target per job; dependencies point one way:
+// shims → HTTPWire (pure) → HTTPServer (sockets) → ModeldCore (routes) → executables.
+// Domain modules (ModelCatalog, EventStore, EgressCost) never import the socket engine.
+import PackageDescription
+
+let package = Package(
+    name: "modeld",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "modeld", targets: ["modeld"]),
+        .executable(name: "modelctl", targets: ["modelctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // C wrappers for what Glibc does not export (epoll, eventfd, timerfd, signalfd, accept4, sendfile).
+        .target(name: "CLinuxShims"),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        // Pure HTTP/1.1 vocabulary: parser, serialiser, dates, ETags, ranges, preconditions, gzip.
+        .target(name: "HTTPWire", dependencies: ["CZlib"]),
+        // The only target that touches sockets.
+        .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
+
+        .target(name: "ModelCatalog", dependencies: [
+            "CLinuxShims",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .target(name: "EventStore", dependencies: ["CLinuxShims"]),
+        .target(name: "EgressCost"),
+
+        // Composition root: configuration, routes, metrics, access log, lifecycle.
+        .target(name: "ModeldCore", dependencies: [
+            "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CLinuxShims",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "modeld", dependencies: ["ModeldCore"]),
+        .executableTarget(name: "modelctl", dependencies: [
+            "ModelCatalog", "EventStore", "EgressCost", "CCurl", "CLinuxShims",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
+        .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
+        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
+        // Boots the real modeld/modelctl binaries and talks to them with real clients.
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims"]),
+    ]
+)

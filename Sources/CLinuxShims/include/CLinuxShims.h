@@ -1,0 +1,20 @@
+#ifndef CLINUXSHIMS_H
+#define CLINUXSHIMS_H
+// Linux calls that Swift's Glibc module does not export, re-exported for Swift.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/file.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <fcntl.h>
+#include <signal.h>
+
+int modeld_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+int modeld_fcntl_lock(int fd, int wait);      // exclusive whole-file F_SETLK(W) write lock; -1 + errno on failure
+int modeld_fcntl_unlock(int fd);
+int modeld_sigmask_block(const int *signals, int count); // block in this thread (inherited by threads it starts)
+#endif

@@ -1,0 +1,26 @@
+#define _GNU_SOURCE
+#include "CLinuxShims.h"
+#include <string.h>
+#include <pthread.h>
+
+int modeld_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
+    return accept4(fd, addr, len, flags);
+}
+
+static int lock_op(int fd, short type, int cmd) {
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    return fcntl(fd, cmd, &fl);
+}
+
+int modeld_fcntl_lock(int fd, int wait) { return lock_op(fd, F_WRLCK, wait ? F_SETLKW : F_SETLK); }
+int modeld_fcntl_unlock(int fd) { return lock_op(fd, F_UNLCK, F_SETLK); }
+
+int modeld_sigmask_block(const int *signals, int count) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
+    return pthread_sigmask(SIG_BLOCK, &set, NULL);
+}

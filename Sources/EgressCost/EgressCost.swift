@@ -1,0 +1,1 @@
+// EgressCost: see Package.swift for this module's job.

@@ -1,0 +1,1 @@
+// EventStore: see Package.swift for this module's job.

@@ -1,0 +1,1 @@
+// HTTPServer: see Package.swift for this module's job.

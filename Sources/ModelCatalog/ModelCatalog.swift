@@ -1,0 +1,1 @@
+// ModelCatalog: see Package.swift for this module's job.

@@ -1,0 +1,1 @@
+// ModeldCore: see Package.swift for this module's job.

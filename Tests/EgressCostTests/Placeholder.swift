@@ -1,0 +1,1 @@
+// Tests for EgressCost (filled in with the module).

@@ -1,0 +1,1 @@
+// Tests for EventStore (filled in with the module).

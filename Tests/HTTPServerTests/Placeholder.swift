@@ -1,0 +1,1 @@
+// Tests for HTTPServer (filled in with the module).

@@ -1,0 +1,1 @@
+// Tests for Integration (filled in with the module).

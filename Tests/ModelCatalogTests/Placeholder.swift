@@ -1,0 +1,1 @@
+// Tests for ModelCatalog (filled in with the module).

@@ -1,0 +1,1 @@
+// Tests for ModeldCore (filled in with the module).
