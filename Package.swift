@@ -31,7 +31,10 @@ let package = Package(
             "CLinuxShims",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "EventStore", dependencies: ["CLinuxShims"]),
+        .target(name: "EventStore", dependencies: [
+            "CLinuxShims",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .target(name: "EgressCost"),
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
