@@ -27,8 +27,14 @@ extension ParsableCommand {
     /// Runs `body`, turning a CLIFailure into "modelctl: <cause>" on stderr and its exit code.
     func failing(_ body: () throws -> Void) throws {
         do { try body() } catch let f as CLIFailure {
-            fputs("modelctl: \(f.message)\n", stderr)
+            printError("modelctl: \(f.message)")
             throw ExitCode(f.exitCode)
         }
     }
+}
+
+/// Writes one line to stderr (fd 2 directly: the C `stderr` global is not concurrency-safe in Swift 6).
+func printError(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
