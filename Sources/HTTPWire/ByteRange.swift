@@ -77,7 +77,7 @@ public struct ByteRangeSet: Sendable, Hashable {
         var specs: [ByteRangeSpec] = []
         for element in header.utf8[header.utf8.index(after: eq)...].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
             var text = element
-            trimOWS(&text)
+            ListSyntax.trimOWS(&text)
             if text.isEmpty { continue }
             guard let spec = parseSpec(text) else { return .malformed }
             specs.append(spec)
@@ -88,8 +88,8 @@ public struct ByteRangeSet: Sendable, Hashable {
     private static func parseSpec(_ text: Substring.UTF8View) -> ByteRangeSpec? {
         guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return nil }
         var firstText = text[..<dash], lastText = text[text.index(after: dash)...]
-        trimOWS(&firstText)
-        trimOWS(&lastText)
+        ListSyntax.trimOWS(&firstText)
+        ListSyntax.trimOWS(&lastText)
         if firstText.isEmpty {
             // A zero-length suffix selects nothing; RFC 9110 calls such a set unsatisfiable, and
             // SPEC §4.3 lists it as malformed: either way 416.

@@ -13,16 +13,26 @@ public struct EntityTag: Sendable, Hashable {
     /// Exactly one entity tag, optional whitespace around it; nil when malformed.
     public static func parse(_ text: some StringProtocol) -> EntityTag? {
         var bytes = Substring(text).utf8[...]
-        trimOWS(&bytes)
+        ListSyntax.trimOWS(&bytes)
+        guard let tag = scan(&bytes), bytes.isEmpty else { return nil }
+        return tag
+    }
+
+    /// Consumes `W/"…"` or `"…"` from the front. Scanning (rather than splitting lists on commas)
+    /// because `,` is a legal etagc.
+    static func scan(_ bytes: inout Substring.UTF8View) -> EntityTag? {
         var weak = false
         if bytes.starts(with: "W/".utf8) {
             weak = true
-            bytes = bytes.dropFirst(2)
+            bytes.removeFirst(2)
         }
-        // DQUOTE *etagc DQUOTE; etagc = %x21 / %x23-7E / obs-text
-        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else { return nil }
-        let inner = bytes.dropFirst().dropLast()
+        guard bytes.first == UInt8(ascii: "\"") else { return nil }
+        bytes.removeFirst()
+        guard let close = bytes.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        let inner = bytes[..<close]
+        // etagc = %x21 / %x23-7E / obs-text
         guard inner.allSatisfy({ $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }) else { return nil }
+        bytes = bytes[bytes.index(after: close)...]
         return EntityTag(opaque: String(decoding: inner, as: UTF8.self), isWeak: weak)
     }
 
@@ -48,20 +58,22 @@ public enum EntityTagList: Sendable, Hashable {
     /// suspect, so we do not guess which of its tags was meant). Empty elements are allowed
     /// (RFC 9110 §5.6.1), so `,` is an empty list, which matches nothing either.
     public static func parse(_ text: some StringProtocol) -> EntityTagList? {
-        let elements = text.split(separator: ",", omittingEmptySubsequences: false)
+        var bytes = Substring(text).utf8[...]
+        ListSyntax.trimOWS(&bytes)
+        if bytes.elementsEqual("*".utf8) { return .any }
         var tags: [EntityTag] = []
-        for element in elements {
-            var bytes = Substring(element).utf8[...]
-            trimOWS(&bytes)
-            if bytes.isEmpty { continue }
-            if bytes.elementsEqual("*".utf8) {
-                guard elements.count == 1 else { return nil }
-                return .any
+        while true {
+            ListSyntax.trimOWS(&bytes)
+            guard let first = bytes.first else { return .tags(tags) }
+            if first == UInt8(ascii: ",") {
+                bytes.removeFirst()
+                continue
             }
-            guard let tag = EntityTag.parse(element) else { return nil }
+            guard let tag = EntityTag.scan(&bytes) else { return nil }
             tags.append(tag)
+            ListSyntax.trimOWS(&bytes)
+            guard bytes.isEmpty || bytes.first == UInt8(ascii: ",") else { return nil }
         }
-        return .tags(tags)
     }
 
     public func matches(_ tag: EntityTag, weakComparison: Bool) -> Bool {
@@ -72,9 +84,13 @@ public enum EntityTagList: Sendable, Hashable {
     }
 }
 
-/// Optional whitespace (SP / HTAB) around list elements and values.
-func trimOWS(_ bytes: inout Substring.UTF8View.SubSequence) {
-    func isOWS(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
-    while let first = bytes.first, isOWS(first) { bytes.removeFirst() }
-    while let last = bytes.last, isOWS(last) { bytes.removeLast() }
+/// Shared by the comma-list headers of this layer (ETag lists, byte-range sets); namespaced so it
+/// cannot clash with the parser's own helpers in this module.
+enum ListSyntax {
+    /// Drops optional whitespace (SP / HTAB) at both ends.
+    static func trimOWS(_ bytes: inout Substring.UTF8View) {
+        func isOWS(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        while let first = bytes.first, isOWS(first) { bytes.removeFirst() }
+        while let last = bytes.last, isOWS(last) { bytes.removeLast() }
+    }
 }

@@ -74,6 +74,7 @@ public struct GzipInflater: ~Copyable {
     private var failure: GzipError?
 
     public init(limit: Int) {
+        precondition(limit >= 0, "negative inflate limit")
         self.limit = limit
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())

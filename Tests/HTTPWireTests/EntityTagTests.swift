@@ -31,6 +31,7 @@ import Testing
             EntityTag(opaque: "a"), EntityTag(opaque: "b", isWeak: true), EntityTag(opaque: "c")]))
         #expect(EntityTagList.parse(", \"a\" ,,") == .tags([EntityTag(opaque: "a")]))
         #expect(EntityTagList.parse(",") == .tags([]))
+        #expect(EntityTagList.parse("\"a,b\", \"c\"") == .tags([EntityTag(opaque: "a,b"), EntityTag(opaque: "c")]))
     }
 
     @Test(arguments: ["\"a\", b", "*, \"a\"", "\"a\" \"b\"", "\"a\";"])
