@@ -39,6 +39,8 @@ import Testing
         #expect(throws: GzipError.invalid) { try Gzip.inflate(packed.dropLast(9), limit: 1 << 20) }
         #expect(throws: GzipError.invalid) { try Gzip.inflate(Array(Self.json), limit: 1 << 20) }
         #expect(throws: GzipError.invalid) { try Gzip.inflate([UInt8](), limit: 1 << 20) }
+        #expect(throws: GzipError.invalid) { try Gzip.inflate(packed + [0], limit: 1 << 20) }
+        #expect(throws: GzipError.invalid) { try Gzip.inflate(packed + Array("junk after the member".utf8), limit: 1 << 20) }
         packed[packed.count - 6] ^= 0xFF                       // CRC32 trailer
         #expect(throws: GzipError.invalid) { try Gzip.inflate(packed, limit: 1 << 20) }
     }
