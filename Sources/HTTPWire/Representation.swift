@@ -1,16 +1,20 @@
 // A static representation (a model file) answered for GET/HEAD: preconditions, then ranges,
 // then the headers each status carries. Pure: the route turns the plan into a Response.
 
+/// Build it once per catalog change: the parsed tag and the Last-Modified text are derived here,
+/// so planning a request does no date formatting.
 public struct Representation: Sendable {
-    public var size: Int64
+    public let size: Int64
     /// A strong quoted tag, e.g. `"<sha256 hex>"`.
-    public var etag: String
+    public let etag: String
     /// Whole epoch seconds (HTTP-dates have no finer resolution).
-    public var lastModified: Int64
-    public var contentType: String
+    public let lastModified: Int64
+    public let contentType: String
     /// Sent on 200/206 after the standard ones (Cache-Control, Repr-Digest…); on a 304 only the
     /// cache-relevant ones among them survive.
-    public var headers: [(String, String)]
+    public let headers: [(String, String)]
+    let entityTag: EntityTag?
+    let lastModifiedText: String
 
     public init(size: Int64, etag: String, lastModified: Int64, contentType: String, headers: [(String, String)] = []) {
         self.size = size
@@ -18,6 +22,8 @@ public struct Representation: Sendable {
         self.lastModified = lastModified
         self.contentType = contentType
         self.headers = headers
+        entityTag = EntityTag.parse(etag)
+        lastModifiedText = HTTPDate.format(epochSeconds: lastModified)
     }
 }
 
@@ -44,7 +50,7 @@ public struct RepresentationPlan: Sendable {
 
 public enum RepresentationResponder {
     /// RFC 9110 §15.4.5: a 304 carries the fields a 200 would have had among these, and no other
-    /// representation metadata (no Content-Type, Last-Modified when an ETag is sent, etc.).
+    /// representation metadata (so no Content-Type, and no Last-Modified: we always send an ETag).
     static let notModifiedFields: Set<String> = ["cache-control", "content-location", "etag", "expires", "vary"]
 
     /// HEAD gets exactly the plan of GET; the engine drops the body. Any other method is the
@@ -53,9 +59,8 @@ public enum RepresentationResponder {
     /// `boundary` names the multipart boundary (random per call by default, fixed in tests).
     public static func plan(method: String, request: ConditionalHeaders, representation r: Representation,
                             boundary: @autoclosure () -> String = MultipartByteranges.randomBoundary()) -> RepresentationPlan {
-        let etag = EntityTag.parse(r.etag)
         let range: String?
-        switch Preconditions.evaluate(method: method, headers: request, etag: etag, lastModified: r.lastModified) {
+        switch Preconditions.evaluate(method: method, headers: request, etag: r.entityTag, lastModified: r.lastModified) {
         case .notModified:
             let headers = ([("ETag", r.etag)] + r.headers).filter { notModifiedFields.contains($0.0.lowercased()) }
             return RepresentationPlan(status: 304, headers: headers, parts: [])
@@ -65,7 +70,7 @@ public enum RepresentationResponder {
         }
 
         var headers = [("Content-Type", r.contentType), ("ETag", r.etag),
-                       ("Last-Modified", HTTPDate.format(epochSeconds: r.lastModified)), ("Accept-Ranges", "bytes")]
+                       ("Last-Modified", r.lastModifiedText), ("Accept-Ranges", "bytes")]
         headers += r.headers
         switch ByteRangeSet.resolve(header: range, size: r.size) {
         case .whole:
