@@ -19,7 +19,7 @@ struct ReleaseDocument: Decodable {
     let retiredAt: String?
     let fileDeletedAt: String?
 
-    /// JSON names and values in a fixed reading order; absent fields are left out.
+    /// JSON names and values in a fixed reading order; absent and empty fields are left out.
     var fields: [(String, String)] {
         let all: [(String, String?)] = [
             ("id", id), ("seq", seq.map(String.init)), ("url", url), ("file", file), ("ext", ext),
@@ -29,7 +29,7 @@ struct ReleaseDocument: Decodable {
             ("content_type", contentType), ("published_at", publishedAt), ("retired_at", retiredAt),
             ("file_deleted_at", fileDeletedAt),
         ]
-        return all.compactMap { name, value in value.map { (name, $0) } }
+        return all.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : (name, $0) } }
     }
 
     /// `2.3..<3.0`, or `2.3+` when open-ended.
