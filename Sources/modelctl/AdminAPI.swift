@@ -22,8 +22,8 @@ struct AdminAPI {
     func change(_ id: String, _ change: Change) throws(CLIFailure) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        let body = Array((try? encoder.encode(change)) ?? Data("{}".utf8))
-        return try client.send(HTTPClientRequest(method: "PATCH", path: "/admin/models/\(id)", body: .json(body))).expect(200).body
+        guard let body = try? encoder.encode(change) else { throw CLIFailure("cannot encode the change for \(id)") }
+        return try client.send(HTTPClientRequest(method: "PATCH", path: "/admin/models/\(id)", body: .json(Array(body)))).expect(200).body
     }
 
     /// DELETE retires; a server answering 204 without a body is asked for the release afterwards.

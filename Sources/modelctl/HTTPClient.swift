@@ -20,12 +20,16 @@ struct HTTPClient {
     func send(_ request: HTTPClientRequest) throws(CLIFailure) -> HTTPClientResponse {
         // A server that closes mid-upload must surface as an error, not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let url = baseURL + request.pathAndQuery
         var upload: (any UploadSource)?
         if case .stream(let source, _) = request.body { upload = source }
         let transfer = try CurlTransfer(responseLimit: responseLimit, upload: upload, progress: request.progress)
-        let easy = transfer.easy
-        easy.set(CURLOPT_URL, url)
+        configure(transfer.easy, for: request)
+        let code = transfer.perform()
+        return try outcome(of: transfer, code, request)
+    }
+
+    private func configure(_ easy: CurlEasy, for request: HTTPClientRequest) {
+        easy.set(CURLOPT_URL, baseURL + request.pathAndQuery)
         easy.set(CURLOPT_CONNECTTIMEOUT, connectTimeoutSeconds)
         // Stalls are caught by a low-speed limit; generous, since after the last byte of a big
         // upload the server still fsyncs and renames before it answers.
@@ -44,6 +48,7 @@ struct HTTPClient {
             bytes.withUnsafeBytes { easy.set(CURLOPT_COPYPOSTFIELDS, pointer: $0.baseAddress) }
             headers.append("Content-Type: application/json")
         case .stream(let source, let contentType):
+            // No size given: libcurl sends chunks, which is also what lets trailers follow.
             easy.set(CURLOPT_POST, 1)
             easy.set(CURLOPT_UPLOAD_BUFFERSIZE, 1 << 20)
             if request.method != "POST" { easy.set(CURLOPT_CUSTOMREQUEST, request.method) }
@@ -51,20 +56,19 @@ struct HTTPClient {
             if !source.trailerNames.isEmpty { headers.append("Trailer: " + source.trailerNames.joined(separator: ", ")) }
         }
         easy.setHeaders(headers)
+    }
 
-        let code = transfer.perform()
+    private func outcome(of transfer: CurlTransfer, _ code: CURLcode, _ request: HTTPClientRequest) throws(CLIFailure) -> HTTPClientResponse {
+        let url = baseURL + request.pathAndQuery
         if let failure = transfer.uploadError { throw failure }
         if transfer.responseOverflowed { throw CLIFailure("response from \(url) is larger than \(responseLimit) bytes") }
-        let status = easy.responseCode
-        if code != CURLE_OK {
-            // A server may answer early (401, 413) and close while the body is still going out:
-            // its answer says more than the broken pipe.
-            if status >= 400, !transfer.responseBody.isEmpty { return HTTPClientResponse(status: status, body: transfer.responseBody) }
-            throw CLIFailure(Self.isUnreachable(code)
-                ? "cannot reach \(baseURL): \(easy.errorMessage(code))"
-                : "\(request.method) \(url) failed: \(easy.errorMessage(code))")
-        }
-        return HTTPClientResponse(status: status, body: transfer.responseBody)
+        let response = HTTPClientResponse(status: transfer.easy.responseCode, body: transfer.responseBody)
+        guard code != CURLE_OK else { return response }
+        // A server may answer early (401, 413) and close while the body is still going out:
+        // its answer says more than the broken pipe.
+        if response.status >= 400, !response.body.isEmpty { return response }
+        let reason = transfer.easy.errorMessage(code)
+        throw CLIFailure(Self.isUnreachable(code) ? "cannot reach \(baseURL): \(reason)" : "\(request.method) \(url) failed: \(reason)")
     }
 
     /// Failures before any HTTP exchange: the server is down, unknown or out of reach.

@@ -29,12 +29,13 @@ struct HTTPClientRequest {
                  UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
                 out.unicodeScalars.append("%")
-                out.unicodeScalars.append(hex[Int(byte >> 4)])
-                out.unicodeScalars.append(hex[Int(byte & 0xF)])
+                out.unicodeScalars.append(hexDigits[Int(byte >> 4)])
+                out.unicodeScalars.append(hexDigits[Int(byte & 0xF)])
             }
         }
         return out
     }
+
+    private static let hexDigits = Array("0123456789ABCDEF".unicodeScalars)
 }
