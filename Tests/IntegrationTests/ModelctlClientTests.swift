@@ -23,7 +23,7 @@ import Testing
     private func modelFile(_ name: String = "weights.mlmodelc.zip", size: Int = 3 << 20 + 17) throws -> URL {
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
         let file = scratch.appendingPathComponent(name)
-        try random.read(upToCount: size)?.write(to: file)
+        try (random.read(upToCount: size) ?? Data()).write(to: file)
         return file
     }
 
@@ -39,22 +39,24 @@ import Testing
         return try json(result.stdout)
     }
 
-    @Test func publish_streamsFileOnceChunkedWithSHA256Trailer_SPEC7_1() throws {
+    /// Sizes around libcurl's 1 MiB upload buffer, and the empty file (a lone last-chunk + trailer).
+    @Test(arguments: [0, 1, 1 << 20, 3 << 20 + 17])
+    func publish_streamsFileOnceChunkedWithSHA256Trailer_SPEC7_1(size: Int) throws {
         let server = try FakeAdminServer(token: Self.token)
-        let file = try modelFile()
-        let release = try publish(server, file, ["--sdk-max", "3.0", "--channel", "beta", "--rollout", "40", "--label", "v2 & more=yes"])
+        let file = try modelFile(size: size)
+        let label = "v2 & more=yes größe ✓"
+        let release = try publish(server, file, ["--sdk-max", "3.0", "--channel", "beta", "--rollout", "40", "--label", label])
         let expected = try sha256sum(file)
         let received = try #require(release["received"] as? [String: Any])
 
         #expect(received["chunked"] as? Bool == true)
         #expect((received["trailers"] as? [String: String])?["x-model-sha256"] == expected)
         #expect(release["sha256"] as? String == expected, "the body the server hashed is the file")
-        #expect(release["size"] as? Int == 3 << 20 + 17)
+        #expect(release["size"] as? Int == size)
         #expect(received["authorization"] as? String == "Bearer \(Self.token)")
         #expect(received["expect"] as? String == "100-continue")
         #expect(received["query"] as? [String: String] == [
-            "sdk_min": "2.3", "sdk_max": "3.0", "channel": "beta", "rollout": "40",
-            "label": "v2 & more=yes", "ext": "mlmodelc.zip",
+            "sdk_min": "2.3", "sdk_max": "3.0", "channel": "beta", "rollout": "40", "label": label, "ext": "mlmodelc.zip",
         ])
     }
 
