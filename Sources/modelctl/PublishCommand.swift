@@ -21,7 +21,7 @@ struct PublishCommand: ParsableCommand {
 
     func validate() throws {
         let low = try AdminValidation.sdkVersion(sdkMin, option: "--sdk-min")
-        if let sdkMax, try AdminValidation.sdkVersion(sdkMax, option: "--sdk-max").lexicographicallyPrecedes(low) || sdkMax == sdkMin {
+        if let sdkMax, !low.lexicographicallyPrecedes(try AdminValidation.sdkVersion(sdkMax, option: "--sdk-max")) {
             throw ValidationError("--sdk-max \(sdkMax) must be greater than --sdk-min \(sdkMin)")
         }
         if let channel { try AdminValidation.channel(channel) }

@@ -142,6 +142,7 @@ import Testing
         ["publish", "m.gguf", "--sdk-min", "2.3", "--rollout", "101"],
         ["publish", "m.gguf", "--sdk-min", "2.x"],
         ["publish", "m.gguf", "--sdk-min", "3.0", "--sdk-max", "2.9"],
+        ["publish", "m.gguf", "--sdk-min", "2.3", "--sdk-max", "2.3.0"],
         ["publish", "m.gguf", "--sdk-min", "1", "--channel", "Beta"],
         ["publish", "m.gguf", "--sdk-min", "1", "--id", "not-a-uuid"],
         ["publish", "no-extension", "--sdk-min", "1"],
