@@ -5,14 +5,25 @@ import Glibc
 
 /// Options every server-facing subcommand shares (SPEC §7).
 struct GlobalOptions: ParsableArguments {
-    @Option(help: "Server base URL (env MODELD_SERVER).")
+    @Option(help: "Server base URL (env MODELD_SERVER; default http://127.0.0.1:8080).")
     var server: String?
     @Option(help: "Admin token (env MODELD_ADMIN_TOKEN).")
     var token: String?
-    @Option(help: "File holding the admin token.")
+    @Option(help: "File holding the admin token (default: data/admin.token when it exists).")
     var tokenFile: String?
     @Flag(help: "Machine-readable JSON output.")
     var json = false
+
+    func validate() throws {
+        if token != nil, tokenFile != nil { throw ValidationError("--token and --token-file are mutually exclusive") }
+        if let token, token.isEmpty || token.contains(where: { $0.isNewline || $0 == "\r" }) {
+            throw ValidationError("--token must be one non-empty line")
+        }
+        let url = serverURL
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            throw ValidationError("server URL must start with http:// or https://, got '\(url)'")
+        }
+    }
 }
 
 /// A failure a user can act on: one line on stderr, exit 1 (or 2 for usage).
@@ -29,6 +40,20 @@ extension ParsableCommand {
         do { try body() } catch let f as CLIFailure {
             printError("modelctl: \(f.message)")
             throw ExitCode(f.exitCode)
+        }
+    }
+}
+
+extension Modelctl {
+    /// Usage errors exit 2 as SPEC §7 says (ArgumentParser's own default is EX_USAGE, 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            printError(fullMessage(for: error))
+            exit(withError: ExitCode(2))
         }
     }
 }

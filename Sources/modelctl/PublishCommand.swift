@@ -1,0 +1,53 @@
+import ArgumentParser
+
+/// `modelctl publish FILE --sdk-min V …` (SPEC §7.1).
+struct PublishCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Publish a model file as a new release.",
+        discussion: "The file is streamed once (chunked) with its SHA-256 as the trailer X-Model-SHA256. "
+            + "The release's ext is everything after the first dot of the file name.")
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The model file.") var file: String
+    @Option(help: "Lowest SDK version served (inclusive), e.g. 2.3.") var sdkMin: String
+    @Option(help: "SDK version no longer served (exclusive).") var sdkMax: String?
+    @Option(help: "Release channel (server default: stable).") var channel: String?
+    @Option(help: "Rollout percentage 0-100 (server default: 100).") var rollout: Int?
+    @Option(help: "Free-text label, at most 200 characters.") var label: String?
+    @Option(help: "Content-Type the file is served with (default from the extension).") var contentType: String?
+    @Option(help: "Keep this existing release UUID (imports keep their URLs).") var id: String?
+    @Option(help: "Publish into this models directory without a server.") var modelsDir: String?
+
+    func validate() throws {
+        let low = try AdminValidation.sdkVersion(sdkMin, option: "--sdk-min")
+        if let sdkMax, !low.lexicographicallyPrecedes(try AdminValidation.sdkVersion(sdkMax, option: "--sdk-max")) {
+            throw ValidationError("--sdk-max \(sdkMax) must be greater than --sdk-min \(sdkMin)")
+        }
+        if let channel { try AdminValidation.channel(channel) }
+        if let rollout { try AdminValidation.rollout(rollout, option: "--rollout") }
+        if let label, label.count > 200 { throw ValidationError("--label is longer than 200 characters") }
+        if let contentType, contentType.isEmpty || contentType.contains(where: { $0.isNewline || $0 == "\r" }) {
+            throw ValidationError("--content-type must be one non-empty line")
+        }
+        if let id { try AdminValidation.releaseID(id, option: "--id") }
+        _ = try AdminValidation.ext(ofFile: file)
+    }
+
+    func run() throws {
+        try failing {
+            let request = PublishRequest(
+                file: file, ext: try AdminValidation.ext(ofFile: file), sdkMin: sdkMin, sdkMax: sdkMax,
+                channel: channel, rolloutPercent: rollout, label: label, contentType: contentType, id: id)
+            try ReleaseOutput(json: global.json).printRelease(try publisher().publish(request))
+        }
+    }
+
+    /// The seam for `--models-dir`: an offline Publisher over ModelCatalog goes here.
+    private func publisher() throws(CLIFailure) -> any Publisher {
+        if let modelsDir {
+            throw CLIFailure("--models-dir \(modelsDir): offline publishing is not available in this build yet (needs ModelCatalog)")
+        }
+        return try global.adminAPI()
+    }
+}

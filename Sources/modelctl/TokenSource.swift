@@ -1,0 +1,29 @@
+import Foundation
+
+/// Finds the admin token (SPEC §7): `--token`, else `--token-file`, else `MODELD_ADMIN_TOKEN`,
+/// else the shipped config's token file `data/admin.token` relative to the current directory
+/// (where `modeld` created it on first start) when it exists.
+enum TokenSource {
+    static let defaultFile = "data/admin.token"
+
+    static func resolve(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIFailure) -> String {
+        if let token = options.token { return token }
+        if let file = options.tokenFile { return try read(file) }
+        if let token = environment["MODELD_ADMIN_TOKEN"], !token.isEmpty { return token }
+        if FileManager.default.fileExists(atPath: defaultFile) { return try read(defaultFile) }
+        throw CLIFailure("no admin token: pass --token or --token-file, set MODELD_ADMIN_TOKEN, or run where \(defaultFile) exists")
+    }
+
+    /// The file's content without surrounding whitespace (editors and `echo` add a newline).
+    private static func read(_ path: String) throws(CLIFailure) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIFailure("cannot read token file \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = Foundation.read(fd, &bytes, bytes.count)
+        guard count >= 0 else { throw CLIFailure("cannot read token file \(path): \(String(cString: strerror(errno)))") }
+        let token = String(decoding: bytes.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty, !token.contains(where: \.isNewline) else { throw CLIFailure("token file \(path) must hold one non-empty line") }
+        return token
+    }
+}

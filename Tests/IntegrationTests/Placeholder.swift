@@ -1,1 +1,0 @@
-// Tests for Integration (filled in with the module).
