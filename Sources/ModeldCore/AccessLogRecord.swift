@@ -16,7 +16,7 @@ public struct AccessLogRecord: Sendable, Equatable {
     public var status: Int
     /// Body bytes the kernel accepted (successful write/sendfile returns).
     public var bytes: Int64
-    /// True when the request carried a Range header that was honoured (206).
+    /// True when the request carried a Range header (a download resume or partial fetch).
     public var range: Bool
     public var durationMilliseconds: Double
     /// The release id, for model files.

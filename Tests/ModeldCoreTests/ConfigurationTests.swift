@@ -70,7 +70,9 @@ private func loadError(_ arguments: [String] = [], env: [String: String] = [:],
     @Test func config_explicitConfigFileIsRead_SPEC8() throws {
         let c = try load(["--config", "/etc/m.json"], files: ["/etc/m.json": #"{"models_dir":"/m","access_log":"-"}"#])
         #expect(c.modelsDir == "/m" && c.accessLog == .stdout && c.sources == ["/etc/m.json"])
-        #expect(try load(env: ["MODELD_ACCESS_LOG": "off"]).accessLog == .off)
+        #expect(try load(env: ["MODELD_ACCESS_LOG": "off"]).accessLogDestination == nil)
+        #expect(try load(env: ["MODELD_ACCESS_LOG_MAX_BYTES": "1000", "MODELD_ACCESS_LOG_KEEP": "2"]).accessLogDestination
+            == .file(path: "data/access-host-a.log", maxBytes: 1000, keep: 2))
         #expect(loadError(["--config", "/nope.json"])?.subject == "flag --config")
     }
 
@@ -149,11 +151,19 @@ private func loadError(_ arguments: [String] = [], env: [String: String] = [:],
     }
 
     @Test func config_shippedConfigLoads_SPEC8() throws {
-        let text = try String(contentsOfFile: repositoryRoot() + "/config/modeld.json", encoding: .utf8)
-        let c = try load(files: ["config/modeld.json": text])
+        let path = repositoryRoot() + "/config/modeld.json"
+        let bytes = try #require(try Configuration.readFileFromDisk(path))
+        let c = try load(["--config", path], files: [path: String(decoding: bytes, as: UTF8.self)])
         #expect(c.listen == .init(host: "0.0.0.0", port: 8080))
         #expect(c.publicBaseURL == "http://127.0.0.1:8080")
         #expect(c.adminToken == .file("data/admin.token"))
         #expect(c.instanceID == "local-1")
+    }
+
+    @Test func config_processHelpersReadDiskAndHostName_SPEC8() throws {
+        #expect(try Configuration.readFileFromDisk("/nonexistent/modeld.json") == nil)
+        #expect(throws: (any Error).self) { try Configuration.readFileFromDisk("/") }
+        let host = Configuration.currentHostName()
+        #expect(try ConfigurationKey.instanceID(host) == host)
     }
 }
