@@ -1,31 +1,40 @@
-// Lock-free cells for hot-path recording from several loop threads: one relaxed atomic add each.
+// Lock-free cells for hot-path recording from several loop threads: one relaxed atomic add,
+// in one allocation made up front (no per-cell objects, so no reference counting per record).
 import Synchronization
 
-/// A monotonically increasing count.
-public final class MetricsCounter: Sendable {
-    private let count = Atomic<Int>(0)
+// Invariant: `cells` is allocated and initialised once in init, freed only in deinit, and
+// only ever accessed through `Atomic` operations.
+public final class MetricsCounterTable: @unchecked Sendable {
+    public let count: Int
+    private let cells: UnsafeMutablePointer<Atomic<Int>>
 
-    public init() {}
+    public init(count: Int) {
+        self.count = count
+        cells = .allocate(capacity: count)
+        for index in 0..<count { (cells + index).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        cells.deinitialize(count: count)
+        cells.deallocate()
+    }
 
     @inline(__always)
-    public func add(_ amount: Int = 1) {
-        count.wrappingAdd(amount, ordering: .relaxed)
+    public func add(_ index: Int, _ amount: Int = 1) {
+        precondition(index >= 0 && index < count, "metrics cell out of range")
+        cells[index].wrappingAdd(amount, ordering: .relaxed)
     }
 
-    public var value: Int { count.load(ordering: .relaxed) }
-}
-
-/// A value that goes up and down, set by its owner.
-public final class MetricsGauge: Sendable {
-    private let current = Atomic<Int>(0)
-
-    public init() {}
-
-    public func set(_ value: Int) {
-        current.store(value, ordering: .relaxed)
+    @inline(__always)
+    public func set(_ index: Int, _ value: Int) {
+        precondition(index >= 0 && index < count, "metrics cell out of range")
+        cells[index].store(value, ordering: .relaxed)
     }
 
-    public var value: Int { current.load(ordering: .relaxed) }
+    public func value(_ index: Int) -> Int {
+        precondition(index >= 0 && index < count, "metrics cell out of range")
+        return cells[index].load(ordering: .relaxed)
+    }
 }
 
 /// Durations in fixed buckets, kept per bucket (not cumulative) so an observation is one add
@@ -34,20 +43,19 @@ public final class MetricsHistogram: Sendable {
     /// Upper bounds in seconds, ascending; `+Inf` is implicit.
     public let bounds: [Double]
     private let boundsNanoseconds: [Int]
-    private let buckets: [MetricsCounter]
-    private let sumNanoseconds = MetricsCounter()
+    /// Cells 0...bounds.count are the buckets (the last is `+Inf`), then the sum in nanoseconds.
+    private let cells: MetricsCounterTable
 
     public init(bounds: [Double]) {
         self.bounds = bounds
         boundsNanoseconds = bounds.map { Int(($0 * 1e9).rounded()) }
-        buckets = (0...bounds.count).map { _ in MetricsCounter() }
+        cells = MetricsCounterTable(count: bounds.count + 2)
     }
 
     public func observe(nanoseconds: Int) {
         let value = max(0, nanoseconds)
-        let index = boundsNanoseconds.firstIndex { value <= $0 } ?? boundsNanoseconds.count
-        buckets[index].add()
-        sumNanoseconds.add(value)
+        cells.add(boundsNanoseconds.firstIndex { value <= $0 } ?? boundsNanoseconds.count)
+        cells.add(bounds.count + 1, value)
     }
 
     public func observe(seconds: Double) {
@@ -58,10 +66,10 @@ public final class MetricsHistogram: Sendable {
     /// always agree even while other threads record), and the sum in seconds.
     public func snapshot() -> (cumulative: [Int], count: Int, sumSeconds: Double) {
         var running = 0
-        let cumulative = buckets.map { bucket in
-            running += bucket.value
+        let cumulative = (0...bounds.count).map { index in
+            running += cells.value(index)
             return running
         }
-        return (cumulative, running, Double(sumNanoseconds.value) / 1e9)
+        return (cumulative, running, Double(cells.value(bounds.count + 1)) / 1e9)
     }
 }
