@@ -17,8 +17,10 @@ final class AccessLogSink {
         if case .file(let path, _, _) = destination { try openFile(path) }
     }
 
-    deinit {
-        if case .file = destination, fd >= 0 { close(fd) }
+    /// Releases the file (stdout stays open).
+    func closeFile() {
+        if fd >= 0 { close(fd) }
+        fd = -1
     }
 
     /// Writes whole lines, rotating first whenever the next line would pass the size limit.

@@ -96,7 +96,9 @@ public final class AccessLogWriter: @unchecked Sendable {
             defer { thread = nil }
             return thread
         }
-        if let writer { pthread_join(writer, nil) }
+        guard let writer else { return }
+        pthread_join(writer, nil)
+        sink.closeFile()
     }
 
     // MARK: - Writer thread

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ModeldCore
 
@@ -147,5 +148,38 @@ private func temporaryDirectory() throws -> String {
         #expect(throws: AccessLogError.self) {
             try AccessLogWriter(destination: .file(path: "/nonexistent-dir/a.log", maxBytes: 0, keep: 0))
         }
+    }
+
+    @Test func accessLog_stalledWriterDropsAndCountsInsteadOfBlocking_SPEC6() async throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let path = root + "/stalled.fifo"
+        #expect(mkfifo(path, 0o600) == 0)
+        // A reader that reads nothing until the end: the pipe fills and the writer thread stalls.
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        defer { close(reader) }
+        let dropped = Mutex(0)
+        let writer = try AccessLogWriter(destination: .file(path: path, maxBytes: 0, keep: 0),
+                                         flushInterval: .milliseconds(1), maxPendingRecords: 100,
+                                         onDropped: { count in dropped.withLock { $0 += count } })
+        let total = 5_000  // ~1 MB of lines, far more than a pipe holds
+        for index in 0..<total { writer.append(record(index: index)) }
+
+        _ = fcntl(reader, F_SETFL, 0)
+        let closing = Task.detached { writer.close() }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            received += buffer[..<n]
+        }
+        await closing.value
+
+        let lines = received.split(separator: UInt8(ascii: "\n"))
+        #expect(dropped.withLock { $0 } > 0)
+        #expect(lines.count + dropped.withLock { $0 } == total)
+        #expect(try lines.allSatisfy { try JSONDecoder().decode(Line.self, from: Data($0)).instance == "i-1" })
     }
 }
