@@ -1,0 +1,122 @@
+// The metrics of SPEC §4.4. Recording is a relaxed atomic add into a table allocated up front
+// (routes × every status 100-599), so loop threads never lock or allocate; `render()` reads it
+// all for GET /metrics.
+import Synchronization
+
+public final class Metrics: Sendable {
+    /// Content-Type of `render()`'s output.
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    /// fsync latencies from 100 µs (SSD) to 10 s (a struggling network volume).
+    public static let fsyncBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
+
+    private static let statuses = 100..<600
+    /// One slot past the statuses for anything outside 100-599 (rendered as status="other").
+    private static let statusSlots = statuses.count + 1
+
+    private let version: String
+    /// routes × status slots.
+    private let requests = MetricsCounterTable(count: MetricsRoute.allCases.count * Metrics.statusSlots)
+    private let responseBodyBytes = MetricsCounterTable(count: MetricsRoute.allCases.count)
+    private let scalars = MetricsCounterTable(count: Scalar.allCases.count)
+    private let fsyncSeconds = MetricsHistogram(bounds: Metrics.fsyncBuckets)
+    private let openConnections = Mutex<@Sendable () -> Int>({ 0 })
+
+    /// Single-valued metrics, one cell each in `scalars`.
+    private enum Scalar: Int, CaseIterable {
+        case eventsAccepted, eventsDuplicate, eventsRejected, eventBatches, eventCommits
+        case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped
+    }
+
+    public init(version: String) {
+        self.version = version
+    }
+
+    // MARK: - Recording (any thread)
+
+    /// Where `modeld_open_connections` is read from (the server, once it exists).
+    public func setOpenConnectionsSource(_ source: @escaping @Sendable () -> Int) {
+        openConnections.withLock { $0 = source }
+    }
+
+    /// One finished exchange; `bodyBytes` = body bytes the kernel accepted.
+    @inline(__always)
+    public func recordRequest(route: MetricsRoute, status: Int, bodyBytes: Int64) {
+        let slot = Self.statuses.contains(status) ? status - Self.statuses.lowerBound : Self.statusSlots - 1
+        requests.add(route.rawValue * Self.statusSlots + slot)
+        if bodyBytes > 0 { responseBodyBytes.add(route.rawValue, Int(bodyBytes)) }
+    }
+
+    /// Events of one batch by outcome (a duplicate batch counts its events as duplicate).
+    public func recordEvents(accepted: Int = 0, duplicate: Int = 0, rejected: Int = 0) {
+        if accepted > 0 { add(.eventsAccepted, accepted) }
+        if duplicate > 0 { add(.eventsDuplicate, duplicate) }
+        if rejected > 0 { add(.eventsRejected, rejected) }
+    }
+
+    public func recordEventBatch() { add(.eventBatches) }
+
+    /// One group commit: one fdatasync covering one or more batches.
+    public func recordEventCommit(fsyncNanoseconds: Int) {
+        add(.eventCommits)
+        fsyncSeconds.observe(nanoseconds: fsyncNanoseconds)
+    }
+
+    public func recordCatalogReload(releases: Int) {
+        add(.catalogReloads)
+        scalars.set(Scalar.catalogReleases.rawValue, releases)
+    }
+
+    /// A changed catalog that was refused (corrupt); the old one stays.
+    public func recordCatalogReloadFailure() { add(.catalogReloadFailures) }
+
+    public func recordPublish() { add(.publishes) }
+
+    public func recordAccessLogDropped(_ records: Int) { add(.accessLogDropped, records) }
+
+    private func add(_ scalar: Scalar, _ amount: Int = 1) { scalars.add(scalar.rawValue, amount) }
+    private func value(_ scalar: Scalar) -> Int { scalars.value(scalar.rawValue) }
+
+    // MARK: - Exposition
+
+    public func render() -> String {
+        var out = MetricsTextWriter()
+        out.family("modeld_http_requests_total", .counter, help: "HTTP requests finished, by route and status.")
+        for route in MetricsRoute.allCases {
+            for slot in 0..<Self.statusSlots {
+                let count = requests.value(route.rawValue * Self.statusSlots + slot)
+                guard count > 0 else { continue }
+                let status = slot < Self.statuses.count ? String(Self.statuses.lowerBound + slot) : "other"
+                out.sample("modeld_http_requests_total", labels: ["route": route.name, "status": status], count)
+            }
+        }
+        out.family("modeld_http_response_body_bytes_total", .counter, help: "Response body bytes accepted by the kernel, by route.")
+        for route in MetricsRoute.allCases {
+            out.sample("modeld_http_response_body_bytes_total", labels: ["route": route.name], responseBodyBytes.value(route.rawValue))
+        }
+        out.family("modeld_open_connections", .gauge, help: "Client connections currently open.")
+        out.sample("modeld_open_connections", openConnections.withLock { $0 }())
+        out.family("modeld_events_total", .counter, help: "Outcome events received, by result.")
+        out.sample("modeld_events_total", labels: ["result": "accepted"], value(.eventsAccepted))
+        out.sample("modeld_events_total", labels: ["result": "duplicate"], value(.eventsDuplicate))
+        out.sample("modeld_events_total", labels: ["result": "rejected"], value(.eventsRejected))
+        out.family("modeld_event_batches_total", .counter, help: "Event batches received.")
+        out.sample("modeld_event_batches_total", value(.eventBatches))
+        out.family("modeld_event_commits_total", .counter, help: "Event store group commits (fdatasyncs).")
+        out.sample("modeld_event_commits_total", value(.eventCommits))
+        out.family("modeld_fsync_seconds", .histogram, help: "Duration of event store fdatasyncs.")
+        out.histogram("modeld_fsync_seconds", fsyncSeconds)
+        out.family("modeld_catalog_reloads_total", .counter, help: "Catalog loads from disk that were applied.")
+        out.sample("modeld_catalog_reloads_total", value(.catalogReloads))
+        out.family("modeld_catalog_reload_failures_total", .counter, help: "Changed catalogs refused as corrupt (the old one is kept).")
+        out.sample("modeld_catalog_reload_failures_total", value(.catalogReloadFailures))
+        out.family("modeld_catalog_releases", .gauge, help: "Releases in the loaded catalog.")
+        out.sample("modeld_catalog_releases", value(.catalogReleases))
+        out.family("modeld_publishes_total", .counter, help: "Models published through this instance.")
+        out.sample("modeld_publishes_total", value(.publishes))
+        out.family("modeld_access_log_dropped_total", .counter, help: "Access-log records dropped because the writer fell behind or failed.")
+        out.sample("modeld_access_log_dropped_total", value(.accessLogDropped))
+        out.family("modeld_build_info", .gauge, help: "Build information; the value is always 1.")
+        out.sample("modeld_build_info", labels: ["version": version], 1)
+        return out.text
+    }
+}

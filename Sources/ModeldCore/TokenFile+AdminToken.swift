@@ -1,0 +1,30 @@
+// Checking `Authorization: Bearer <token>` against the configured admin token in constant time
+// (SPEC §7.1), so response timing reveals nothing about how much of a guess was right.
+
+/// The configured admin token (from `admin_token` or the token file).
+public struct AdminToken: Sendable {
+    private let bytes: [UInt8]
+
+    public init(_ token: String) {
+        bytes = Array(token.utf8)
+    }
+
+    /// True for `Bearer <token>` (scheme case-insensitive, RFC 9110 §11.1) with the exact token.
+    public func matches(authorization: String?) -> Bool {
+        guard let authorization else { return false }
+        let value = Array(authorization.utf8)
+        let scheme = Array("bearer ".utf8)
+        guard value.count > scheme.count,
+              zip(value, scheme).allSatisfy({ ($0 | 0x20) == $1 }) else { return false }
+        let offered = value[scheme.count...].drop { $0 == 0x20 }
+        return Self.constantTimeEquals(Array(offered), bytes)
+    }
+
+    /// Compares every byte whatever the first difference; only the length may leak.
+    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in a.indices { difference |= a[index] ^ b[index] }
+        return difference == 0
+    }
+}
