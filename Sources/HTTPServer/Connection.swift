@@ -96,16 +96,21 @@ final class Connection {
         }
     }
 
+    /// Runs phase after phase over the buffer: a head can be followed by its body in one read.
     private func consumeInput() {
-        switch phase {
-        case .head: consumeHeads()
-        case .body: consumeBody()
-        case .lingering:
-            lingerLeft -= inEnd - inStart
-            inStart = 0; inEnd = 0
-            if lingerLeft <= 0 { close() }
-        case .awaitingResponse, .closed: break
-        }
+        var before: Phase
+        repeat {
+            before = phase
+            switch phase {
+            case .head: consumeHeads()
+            case .body: consumeBody()
+            case .lingering:
+                lingerLeft -= inEnd - inStart
+                inStart = 0; inEnd = 0
+                if lingerLeft <= 0 { close() }
+            case .awaitingResponse, .closed: break
+            }
+        } while phase != before
     }
 
     /// Reads once into the free tail of the buffer. False when nothing was read.
