@@ -54,8 +54,10 @@ final class Connection {
         readDeadline = loop.now + loop.headerTimeout
     }
 
-    /// Idle between requests with nothing owed: safe to close during drain.
-    var isIdle: Bool { phase == .head && current == nil && inStart == inEnd && out.isEmpty }
+    /// Idle between requests with nothing owed: safe to close during drain. A fresh connection
+    /// does not count (it may be a health check that should still see the 503).
+    var isIdle: Bool { hasServed && phase == .head && current == nil && inStart == inEnd && out.isEmpty }
+    private var hasServed = false
 
     // MARK: events
 
@@ -346,6 +348,7 @@ final class Connection {
             lingerWhenFlushed = bodyUnread && !peerHungUp
         }
         bodyUnread = false
+        hasServed = true
         phase = .head
         readDeadline = loop.now + loop.idleTimeout
     }
