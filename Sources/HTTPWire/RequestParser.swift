@@ -74,15 +74,27 @@ public struct RequestParser: Sendable {
         var fields = HTTPFields()
         if let e = FieldLines.parse(fieldBlock, into: &fields) { return .failure(e) }
 
-        let hosts = fields.values("Host")
-        if minor == 1 && hosts.isEmpty { return .failure(.badRequest("missing Host header")) }
-        if hosts.count > 1 { return .failure(.badRequest("more than one Host header")) }
+        // One pass over the fields for everything that frames or steers the request.
+        var hosts = 0
+        var te: [String] = [], cl: [String] = [], connection: [String] = []
+        var expect = false
+        for f in fields {
+            switch f.name.utf8.count {
+            case 4 where HTTPFields.sameName(f.name, "Host"): hosts += 1
+            case 6 where HTTPFields.sameName(f.name, "Expect"): expect = HTTPFields.sameName(f.value, "100-continue")
+            case 10 where HTTPFields.sameName(f.name, "Connection"): connection.append(f.value)
+            case 14 where HTTPFields.sameName(f.name, "Content-Length"): cl.append(f.value)
+            case 17 where HTTPFields.sameName(f.name, "Transfer-Encoding"): te.append(f.value)
+            default: break
+            }
+        }
+        if minor == 1 && hosts == 0 { return .failure(.badRequest("missing Host header")) }
+        if hosts > 1 { return .failure(.badRequest("more than one Host header")) }
 
         var body = RequestBodyKind.none
-        let te = fields.values("Transfer-Encoding"), cl = fields.values("Content-Length")
         if !te.isEmpty {
             if !cl.isEmpty { return .failure(.badRequest("both Transfer-Encoding and Content-Length")) }
-            guard te.count == 1, te[0].utf8.count == 7, HTTPFields.sameName(te[0], "chunked") else {
+            guard te.count == 1, HTTPFields.sameName(te[0], "chunked") else {
                 return .failure(.notImplemented("only Transfer-Encoding: chunked is supported"))
             }
             body = .chunked
@@ -99,22 +111,20 @@ public struct RequestParser: Sendable {
         }
 
         var close = false, keepAlive = false
-        for value in fields.values("Connection") {
+        for value in connection {
             for token in value.utf8.split(separator: UInt8(ascii: ",")) {
                 let t = trimmed(token)
                 if t.count == 5, HTTPFields.sameName(String(decoding: t, as: UTF8.self), "close") { close = true }
                 if t.count == 10, HTTPFields.sameName(String(decoding: t, as: UTF8.self), "keep-alive") { keepAlive = true }
             }
         }
-        let expect = fields["Expect"].map { HTTPFields.sameName($0, "100-continue") } ?? false
 
-        let targetString = String(decoding: UnsafeRawBufferPointer(rebasing: target), as: UTF8.self)
         let path: String, query: String
         if let q = target.firstIndex(of: UInt8(ascii: "?")) {
             path = String(decoding: UnsafeRawBufferPointer(rebasing: target[target.startIndex..<q]), as: UTF8.self)
             query = String(decoding: UnsafeRawBufferPointer(rebasing: target[(q + 1)...]), as: UTF8.self)
         } else {
-            path = targetString
+            path = String(decoding: UnsafeRawBufferPointer(rebasing: target), as: UTF8.self)
             query = ""
         }
         return .success(RequestHead(
