@@ -24,3 +24,7 @@ int modeld_sigmask_block(const int *signals, int count) {
     for (int i = 0; i < count; i++) sigaddset(&set, signals[i]);
     return pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
+
+static __thread void *current_loop;
+void modeld_set_current_loop(void *loop) { current_loop = loop; }
+void *modeld_current_loop(void) { return current_loop; }

@@ -17,4 +17,7 @@ int modeld_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 int modeld_fcntl_lock(int fd, int wait);      // exclusive whole-file F_SETLK(W) write lock; -1 + errno on failure
 int modeld_fcntl_unlock(int fd);
 int modeld_sigmask_block(const int *signals, int count); // block in this thread (inherited by threads it starts)
+// The event loop running on this thread (NULL elsewhere): lets `Exchange.complete` skip the mailbox.
+void modeld_set_current_loop(void *loop);
+void *modeld_current_loop(void);
 #endif

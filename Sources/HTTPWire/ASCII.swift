@@ -1,0 +1,35 @@
+/// Byte classes of RFC 9110 §5.6 used by the parsers.
+enum ASCII {
+    static let cr: UInt8 = 13, lf: UInt8 = 10, sp: UInt8 = 32, ht: UInt8 = 9, colon: UInt8 = 58
+
+    static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
+
+    /// tchar: "!#$%&'*+-.^_`|~" / DIGIT / ALPHA.
+    static let isTokenTable: [Bool] = (0..<256).map { i in
+        let c = UInt8(i)
+        if (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) { return true }
+        return Array("!#$%&'*+-.^_`|~".utf8).contains(c)
+    }
+
+    static func isToken(_ b: UInt8) -> Bool { isTokenTable[Int(b)] }
+
+    /// field-vchar / SP / HTAB (obs-text allowed); rejects CTLs including bare CR, LF, NUL and DEL.
+    static func isFieldValueByte(_ b: UInt8) -> Bool { b == ht || (b >= 0x20 && b != 0x7F) }
+
+    /// request-target bytes: visible ASCII only.
+    static func isTargetByte(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7F }
+
+    static func isWhitespace(_ b: UInt8) -> Bool { b == sp || b == ht }
+
+    /// Case-insensitive equality of a byte slice with a lowercase ASCII literal.
+    static func equalsLowercase(_ bytes: UnsafeRawBufferPointer.SubSequence, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        let lit = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        var i = lit.startIndex
+        for b in bytes {
+            if lower(b) != lit[i] { return false }
+            i += 1
+        }
+        return true
+    }
+}

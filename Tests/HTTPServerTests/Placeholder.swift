@@ -1,1 +1,0 @@
-// Tests for HTTPServer (filled in with the module).
