@@ -1,1 +1,0 @@
-// ModeldCore: see Package.swift for this module's job.
