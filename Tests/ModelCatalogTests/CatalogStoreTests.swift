@@ -289,3 +289,31 @@ extension String {
         self = String(repeating: "0", count: Swift.max(0, 7 - s.count)) + s + "\n"
     }
 }
+
+@Suite struct DiskFullTests {
+    /// A real ENOSPC needs a small file system: a 64 KiB tmpfs when the test runs as root with
+    /// mount rights (containers, CI as root); elsewhere the test passes vacuously.
+    @Test func upload_diskFullLeavesNothing_SPEC7_1() throws {
+        let dir = TempDir(); defer { dir.remove() }
+        let mnt = dir.path + "/small"
+        mkdir(mnt, 0o755)
+        guard getuid() == 0, system("mount -t tmpfs -o size=64k tmpfs '\(mnt)' 2>/dev/null") == 0 else { return }
+        defer { _ = system("umount '\(mnt)'") }
+        let store = CatalogStore(directory: mnt, publicBaseURL: "http://h")
+        let w = try UploadWriter(modelsDirectory: mnt, instance: "i")
+        let chunk = [UInt8](repeating: 7, count: 16 * 1024)
+        var failure: CatalogError?
+        do {
+            for _ in 0..<64 { try w.write(chunk) }
+            _ = try w.finish()
+        } catch { failure = error }
+        #expect(failure?.code == .insufficientStorage)
+        #expect(FileIO.entries(of: mnt + "/.tmp") == [])
+        // The catalog is untouched and a small publish still works once space is back.
+        #expect(try store.load() == .empty)
+        let small = try UploadWriter(modelsDirectory: mnt, instance: "i")
+        try small.write([1, 2, 3])
+        let r = try store.publish(try small.finish(), PublishRequest(sdkMin: "1", ext: "bin"))
+        #expect(try store.load().releases == [r])
+    }
+}
