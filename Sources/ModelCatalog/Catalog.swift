@@ -13,6 +13,9 @@ public struct Catalog: Equatable, Sendable {
     public private(set) var releases: [Release]
     /// The `seq` the next publish gets. Stored so a seq is never reused even if entries vanish.
     public private(set) var nextSeq: Int64
+    /// Lowercased id → index and file name → index: O(1) lookups for the per-request routes.
+    private var byID: [String: Int] = [:]
+    private var byFile: [String: Int] = [:]
 
     public static let empty = Catalog()
 
@@ -40,16 +43,23 @@ public struct Catalog: Equatable, Sendable {
         }
         self.releases = sorted
         self.nextSeq = next
+        for (i, r) in sorted.enumerated() {
+            byID[r.id.lowercased()] = i
+            byFile[r.file] = i
+        }
     }
 
+    /// Ids compare case-insensitively: they name files, and two ids differing only in case
+    /// would be one file on a case-insensitive volume.
     public func release(id: String) -> Release? {
-        releases.first { $0.id == id } ?? releases.first { $0.id.lowercased() == id.lowercased() }
+        byID[id.lowercased()].map { releases[$0] }
     }
 
     /// The release whose file is `name` (`<id>.<ext>`), for `GET /models/<file>` (any state,
     /// until garbage-collected).
     public func release(file name: String) -> Release? {
-        releases.first { $0.file == name && $0.fileDeletedAt == nil }
+        guard let i = byFile[name], releases[i].fileDeletedAt == nil else { return nil }
+        return releases[i]
     }
 
     public func select(sdk: SDKVersion, channel: String = Release.defaultChannel, clientID: String?) -> ReleaseSelector.Selection {
@@ -65,14 +75,15 @@ public struct Catalog: Equatable, Sendable {
         guard self.release(id: release.id) == nil else {
             throw CatalogError(.idInUse, parameter: "id", "release id \(release.id) is already in the catalog")
         }
+        byID[release.id.lowercased()] = releases.count
+        byFile[release.file] = releases.count
         releases.append(release)
         nextSeq += 1
         return release
     }
 
     func index(of id: String) throws(CatalogError) -> Int {
-        if let i = releases.firstIndex(where: { $0.id == id }) { return i }
-        if let i = releases.firstIndex(where: { $0.id.lowercased() == id.lowercased() }) { return i }
+        if let i = byID[id.lowercased()] { return i }
         throw CatalogError(.notFound, parameter: "id", "no release with id \(id)")
     }
 
