@@ -58,10 +58,11 @@ enum FileIO {
 
     /// The whole file, or nil when it does not exist.
     static func read(_ path: String) throws(CatalogError) -> [UInt8]? {
-        let fd: Int32
-        do { fd = try open(path, O_RDONLY) } catch {
-            if errno == ENOENT { return nil }
-            throw error
+        var fd: Int32
+        repeat { fd = Glibc.open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw error("open", path)
         }
         defer { close(fd) }
         var out: [UInt8] = []
