@@ -68,13 +68,14 @@ import Testing
         #expect(r.sdkMin == "1.0" && r.channel == "stable" && r.label == "demo" && r.rolloutPercent == 100 && r.ext == "onnx")
         let bytes = try #require(try FileIO.read(store.path(of: r)))
         #expect(Int64(bytes.count) == r.size && bytes.count < 100_000)
-        let w = try UploadWriter(modelsDirectory: NSTemporaryDirectoryish(), instance: "demo-check")
+        let scratch = TempDir(); defer { scratch.remove() }
+        let w = try UploadWriter(modelsDirectory: scratch.path, instance: "demo-check")
         try w.write(bytes)
         #expect(try w.finish().sha256 == r.sha256)
         #expect(try FileIO.read(store.latestDetailsPath) == catalog.latestDetailsJSON(publicBaseURL: Self.base))
+        // ONNX files are protobufs whose first field is ir_version (field 1, varint): 0x08.
+        #expect(bytes.first == 0x08)
     }
-
-    func NSTemporaryDirectoryish() -> String { TempDir().path }
 
     @Test func publish_writesFileThenCatalogAndDerived_SPEC7_1() throws {
         let dir = TempDir(); defer { dir.remove() }
