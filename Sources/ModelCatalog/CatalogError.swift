@@ -22,6 +22,18 @@ public struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
+    /// The SPEC §10 status for this code (the route owns the JSON error body).
+    public var httpStatus: Int {
+        switch code {
+        case .invalidParameter: return 400
+        case .notFound: return 404
+        case .idInUse, .retired: return 409
+        case .sha256Mismatch: return 422
+        case .insufficientStorage: return 507
+        case .corruptCatalog, .io: return 500
+        }
+    }
+
     public var description: String {
         if let parameter { return "\(code.rawValue): \(parameter): \(message)" }
         return "\(code.rawValue): \(message)"

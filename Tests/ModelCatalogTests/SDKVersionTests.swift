@@ -31,3 +31,14 @@ import Testing
         #expect(Set([v("2.3"), v("2.3.0"), v("2.3.0")]).count == 1)
     }
 }
+
+@Suite struct CatalogErrorTests {
+    @Test(arguments: [
+        (CatalogError.Code.invalidParameter, "invalid_parameter", 400), (.idInUse, "id_in_use", 409), (.retired, "retired", 409),
+        (.notFound, "not_found", 404), (.sha256Mismatch, "sha256_mismatch", 422), (.insufficientStorage, "insufficient_storage", 507),
+    ])
+    func error_codesAndStatuses_SPEC10(code: CatalogError.Code, text: String, status: Int) {
+        let e = CatalogError(code, "m")
+        #expect(code.rawValue == text && e.httpStatus == status)
+    }
+}
