@@ -18,6 +18,9 @@ static int lock_op(int fd, short type, int cmd) {
 int modeld_fcntl_lock(int fd, int wait) { return lock_op(fd, F_WRLCK, wait ? F_SETLKW : F_SETLK); }
 int modeld_fcntl_unlock(int fd) { return lock_op(fd, F_UNLCK, F_SETLK); }
 
+int modeld_ofd_lock(int fd, int wait) { return lock_op(fd, F_WRLCK, wait ? F_OFD_SETLKW : F_OFD_SETLK); }
+int modeld_ofd_unlock(int fd) { return lock_op(fd, F_UNLCK, F_OFD_SETLK); }
+
 int modeld_sigmask_block(const int *signals, int count) {
     sigset_t set;
     sigemptyset(&set);

@@ -16,6 +16,10 @@
 int modeld_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 int modeld_fcntl_lock(int fd, int wait);      // exclusive whole-file F_SETLK(W) write lock; -1 + errno on failure
 int modeld_fcntl_unlock(int fd);
+// Open-file-description lock (F_OFD_SETLK(W)): like fcntl locks and conflicting with them across
+// processes, but owned by the fd, so two fds in one process (two threads) also exclude each other.
+int modeld_ofd_lock(int fd, int wait);        // exclusive whole-file OFD write lock; -1 + errno on failure
+int modeld_ofd_unlock(int fd);
 int modeld_sigmask_block(const int *signals, int count); // block in this thread (inherited by threads it starts)
 // The event loop running on this thread (NULL elsewhere): lets `Exchange.complete` skip the mailbox.
 void modeld_set_current_loop(void *loop);

@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// catalog.json: {"format":1,"next_seq":N,"releases":[<admin form without url>, …]}
+extension Catalog {
+    public func encoded() -> [UInt8] {
+        var w = JSONWriter(capacity: 256 + releases.count * 420)
+        w.beginObject()
+        w.field("format", Catalog.formatVersion)
+        w.field("next_seq", nextSeq)
+        w.key("releases")
+        w.beginArray()
+        for r in releases { r.writeEntry(to: &w, publicBaseURL: nil) }
+        w.endArray()
+        w.endObject()
+        return w.bytes + [UInt8(ascii: "\n")]
+    }
+
+    /// Strict: bad JSON, an unknown format, any invalid release or broken invariant throws
+    /// `corrupt_catalog` saying where (the server then keeps the catalog it has, SPEC §8).
+    public init(decoding bytes: [UInt8]) throws(CatalogError) {
+        let file: CatalogFileDTO
+        do {
+            file = try JSONDecoder().decode(CatalogFileDTO.self, from: Data(bytes))
+        } catch {
+            throw CatalogError(.corruptCatalog, "catalog.json is not a valid catalog: \(error)")
+        }
+        guard file.format == Catalog.formatVersion else {
+            throw CatalogError(.corruptCatalog, parameter: "format", "unsupported catalog format \(file.format)")
+        }
+        var releases: [Release] = []
+        releases.reserveCapacity(file.releases.count)
+        for (i, e) in file.releases.enumerated() {
+            do throws(CatalogError) {
+                guard let publishedAt = Timestamp(rfc3339: e.published_at) else { throw .invalid("published_at", "not an RFC 3339 time") }
+                func time(_ s: String?, _ name: String) throws(CatalogError) -> Timestamp? {
+                    guard let s else { return nil }
+                    guard let t = Timestamp(rfc3339: s) else { throw .invalid(name, "not an RFC 3339 time") }
+                    return t
+                }
+                guard let state = Release.State(rawValue: e.state) else { throw .invalid("state", "must be active, paused or retired") }
+                let r = try Release(
+                    id: e.id, seq: e.seq, ext: e.ext, sha256: e.sha256, size: e.size,
+                    sdkMin: e.sdk_min, sdkMax: e.sdk_max, channel: e.channel, rolloutPercent: e.rollout_percent,
+                    state: state, label: e.label ?? "", publishedAt: publishedAt,
+                    retiredAt: try time(e.retired_at, "retired_at"), fileDeletedAt: try time(e.file_deleted_at, "file_deleted_at"),
+                    contentType: e.content_type)
+                if let f = e.file, f != r.file { throw .invalid("file", "\(f) is not <id>.<ext> (\(r.file))") }
+                releases.append(r)
+            } catch {
+                throw CatalogError(.corruptCatalog, parameter: "releases[\(i)].\(error.parameter ?? "")", "release \(e.id): \(error.message)")
+            }
+        }
+        try self.init(releases: releases, nextSeq: file.next_seq)
+    }
+}
+
+private struct CatalogFileDTO: Decodable {
+    var format: Int
+    var next_seq: Int64?
+    var releases: [ReleaseDTO]
+}
+
+private struct ReleaseDTO: Decodable {
+    var id: String
+    var seq: Int64
+    var file: String?
+    var ext: String
+    var sha256: String
+    var size: Int64
+    var sdk_min: String
+    var sdk_max: String?
+    var channel: String
+    var rollout_percent: Int
+    var state: String
+    var label: String?
+    var published_at: String
+    var retired_at: String?
+    var file_deleted_at: String?
+    var content_type: String?
+}
+
+// models/latest_model_details.json (SPEC §2)
+extension Catalog {
+    /// The versions at which the no-client-id stable answer can change: every distinct
+    /// `sdk_min` and `sdk_max` of the active, stable, 100 % releases, ascending.
+    public func latestDetailsKeys() -> [SDKVersion] {
+        var keys = Set<SDKVersion>()
+        for r in releases where r.state == .active && r.channel == Release.defaultChannel && r.rolloutPercent == 100 {
+            keys.insert(r.sdkMinVersion)
+            if let m = r.sdkMaxVersion { keys.insert(m) }
+        }
+        return keys.sorted()
+    }
+
+    /// `{"<M.m.p>": <§4.1 document> | null, …}`, keys ascending; each value is exactly what
+    /// selection gives a stable client at that version without client_id.
+    public func latestDetailsJSON(publicBaseURL: String) -> [UInt8] {
+        var w = JSONWriter(capacity: 64 + releases.count * 360)
+        w.beginObject()
+        for v in latestDetailsKeys() {
+            w.key(v.description)
+            if let r = select(sdk: v, clientID: nil).release {
+                r.writeDocument(to: &w, publicBaseURL: publicBaseURL)
+            } else {
+                w.null()
+            }
+        }
+        w.endObject()
+        return w.bytes + [UInt8(ascii: "\n")]
+    }
+}

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// Reloads `catalog.json` when it changes (SPEC §8: within 2 s, and on SIGHUP). Polls `stat`
+/// rather than inotify because inotify misses changes made by other hosts on shared volumes
+/// (§9). A corrupt catalog is reported through `onError` and the previous one stays in force.
+///
+/// Callbacks run on the watcher thread (or the `reloadNow` caller) one at a time and in order;
+/// they must not call back into the watcher.
+public final class CatalogWatcher: Sendable {
+    /// What identifies one version of the file: atomic replacement always changes the inode,
+    /// in-place edits change size or the nanosecond mtime.
+    struct Signature: Equatable {
+        var exists = false
+        var device: UInt64 = 0
+        var inode: UInt64 = 0
+        var size: Int64 = 0
+        var mtimeSeconds: Int = 0
+        var mtimeNanoseconds: Int = 0
+    }
+
+    private struct State {
+        var signature: Signature?        // nil until the first load
+        var thread: pthread_t?
+        var stopping = false
+    }
+
+    public let store: CatalogStore
+    public let intervalMilliseconds: Int32
+    private let onChange: @Sendable (Catalog) -> Void
+    private let onError: @Sendable (CatalogError) -> Void
+    private let state = Mutex(State())
+    private let reloadLock = Mutex(())   // serialises reloads so callbacks arrive in order
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    public init(
+        store: CatalogStore, intervalMilliseconds: Int32 = 500,
+        onChange: @escaping @Sendable (Catalog) -> Void,
+        onError: @escaping @Sendable (CatalogError) -> Void
+    ) {
+        self.store = store
+        self.intervalMilliseconds = max(10, intervalMilliseconds)
+        self.onChange = onChange
+        self.onError = onError
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            }
+        } else {
+            fds = [-1, -1]  // poll() then just sleeps; stop() waits at most one interval
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+    }
+
+    deinit {
+        if wakeRead >= 0 { close(wakeRead) }
+        if wakeWrite >= 0 { close(wakeWrite) }
+    }
+
+    /// Loads the catalog for start-up and remembers its version, so the watcher reports only
+    /// later changes. Without it the first poll delivers the current catalog.
+    public func loadInitial() throws(CatalogError) -> Catalog {
+        try reloadLock.withLock { _ throws(CatalogError) -> Catalog in
+            let sig = signature()
+            let catalog = try store.load()
+            state.withLock { $0.signature = sig }
+            return catalog
+        }
+    }
+
+    /// Starts the polling thread (idempotent).
+    public func start() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        state.withLock { s in
+            guard s.thread == nil, !s.stopping else {
+                Unmanaged<CatalogWatcher>.fromOpaque(box).release()
+                return
+            }
+            var tid = pthread_t()
+            let rc = pthread_create(&tid, nil, { raw in
+                let watcher = Unmanaged<CatalogWatcher>.fromOpaque(raw!).takeRetainedValue()
+                watcher.run()
+                return nil
+            }, box)
+            if rc == 0 { s.thread = tid } else { Unmanaged<CatalogWatcher>.fromOpaque(box).release() }
+        }
+    }
+
+    /// Stops and joins the thread; returns within one poll's work (the wait is interrupted).
+    public func stop() {
+        let thread: pthread_t? = state.withLock { s in
+            s.stopping = true
+            defer { s.thread = nil }
+            return s.thread
+        }
+        guard let thread else { return }
+        var one: UInt8 = 1
+        _ = write(wakeWrite, &one, 1)
+        pthread_join(thread, nil)
+    }
+
+    /// Re-reads the file now, changed or not (SIGHUP). Delivers through the callbacks and
+    /// also returns the outcome to the caller.
+    @discardableResult
+    public func reloadNow() -> Result<Catalog, CatalogError> {
+        reload(force: true)!
+    }
+
+    /// One poll step (also what the thread runs): reloads when the file's signature changed.
+    @discardableResult
+    func poll() -> Result<Catalog, CatalogError>? {
+        let sig = signature()
+        guard state.withLock({ $0.signature }) != sig else { return nil }
+        return reload(force: false)
+    }
+
+    /// nil when not forced and a concurrent reload already took this version.
+    private func reload(force: Bool) -> Result<Catalog, CatalogError>? {
+        reloadLock.withLock { _ in
+            // Stat before reading: if the file changes mid-read the next poll sees a new signature.
+            let sig = signature()
+            if !force, let last = state.withLock({ $0.signature }), last == sig {
+                return nil
+            }
+            state.withLock { $0.signature = sig }
+            do throws(CatalogError) {
+                let catalog = try store.load()
+                onChange(catalog)
+                return .success(catalog)
+            } catch {
+                onError(error)  // once per bad version: the signature is recorded
+                return .failure(error)
+            }
+        }
+    }
+
+    private func run() {
+        var pfd = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        while !state.withLock({ $0.stopping }) {
+            poll()
+            pfd.revents = 0
+            _ = Glibc.poll(&pfd, 1, intervalMilliseconds)
+        }
+    }
+
+    func signature() -> Signature {
+        var st = stat()
+        guard stat(store.catalogPath, &st) == 0 else { return Signature() }
+        return Signature(
+            exists: true, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
+            mtimeSeconds: Int(st.st_mtim.tv_sec), mtimeNanoseconds: Int(st.st_mtim.tv_nsec))
+    }
+}

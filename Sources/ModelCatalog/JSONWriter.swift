@@ -1,0 +1,65 @@
+/// A tiny JSON writer into a byte buffer: key order is the order of calls, strings are escaped
+/// per RFC 8259 (quote, backslash, control characters; `/` and non-ASCII pass through as UTF-8).
+/// Used for the pre-serialised `/latest` bodies and the catalog file, where JSONEncoder's key
+/// order and speed are not good enough.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma: [Bool] = []
+
+    public init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
+
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func beginObject() { valuePrefix(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
+    public mutating func endObject() { needsComma.removeLast(); bytes.append(UInt8(ascii: "}")) }
+    public mutating func beginArray() { valuePrefix(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
+    public mutating func endArray() { needsComma.removeLast(); bytes.append(UInt8(ascii: "]")) }
+
+    /// Writes `"key":`; the next call writes its value.
+    public mutating func key(_ key: String) {
+        valuePrefix()
+        Self.appendString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        pendingKey = true
+    }
+
+    public mutating func string(_ value: String) { valuePrefix(); Self.appendString(value, to: &bytes) }
+    public mutating func int(_ value: Int64) { valuePrefix(); bytes += Array(String(value).utf8) }
+    public mutating func int(_ value: Int) { int(Int64(value)) }
+    public mutating func bool(_ value: Bool) { valuePrefix(); bytes += Array((value ? "true" : "false").utf8) }
+    public mutating func null() { valuePrefix(); bytes += Array("null".utf8) }
+    /// Splices already-serialised JSON (e.g. a pre-built document) as one value.
+    public mutating func raw(_ json: [UInt8]) { valuePrefix(); bytes += json }
+
+    public mutating func field(_ k: String, _ v: String) { key(k); string(v) }
+    public mutating func field(_ k: String, _ v: Int64) { key(k); int(v) }
+    public mutating func field(_ k: String, _ v: Int) { key(k); int(v) }
+
+    private var pendingKey = false
+
+    private mutating func valuePrefix() {
+        if pendingKey { pendingKey = false; return }
+        guard !needsComma.isEmpty else { return }
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) } else { needsComma[needsComma.count - 1] = true }
+    }
+
+    static func appendString(_ s: String, to out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for c in s.utf8 {
+            switch c {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0..<0x20:
+                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(c >> 4)], hex[Int(c & 0xF)]]
+            default: out.append(c)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

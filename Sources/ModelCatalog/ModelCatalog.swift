@@ -1,1 +1,0 @@
-// ModelCatalog: see Package.swift for this module's job.

@@ -1,0 +1,57 @@
+/// The validated parameters of a publish (`POST /admin/models?…`, `modelctl publish`).
+public struct PublishRequest: Equatable, Sendable {
+    public let sdkMin: String
+    public let sdkMax: String?
+    public let channel: String
+    public let rolloutPercent: Int
+    public let label: String
+    public let ext: String
+    public let contentType: String
+    /// An imported id to keep (`--id`); nil = a fresh random v4.
+    public let id: String?
+
+    public init(
+        sdkMin: String, sdkMax: String? = nil, channel: String? = nil, rolloutPercent: Int? = nil,
+        label: String? = nil, ext: String, contentType: String? = nil, id: String? = nil
+    ) throws(CatalogError) {
+        _ = try Release.validateRange(sdkMin: sdkMin, sdkMax: sdkMax)
+        let channel = channel ?? Release.defaultChannel
+        try Release.validateChannel(channel)
+        let rollout = rolloutPercent ?? 100
+        try Release.validateRollout(rollout)
+        let label = label ?? ""
+        try Release.validateLabel(label)
+        try Release.validateExt(ext)
+        let contentType = contentType ?? Release.defaultContentType(forExt: ext)
+        try Release.validateContentType(contentType)
+        if let id { try Release.validateID(id) }
+        self.sdkMin = sdkMin
+        self.sdkMax = sdkMax
+        self.channel = channel
+        self.rolloutPercent = rollout
+        self.label = label
+        self.ext = ext
+        self.contentType = contentType
+        self.id = id
+    }
+
+    /// From the admin API's query parameters: `sdk_min` (required), `sdk_max`, `channel`,
+    /// `rollout`, `label`, `ext` (required), `id`, `content_type`. Unknown names are refused so a
+    /// typo (`sdkmax`) does not silently publish to every version.
+    public init(parameters: [String: String]) throws(CatalogError) {
+        let known: Set<String> = ["sdk_min", "sdk_max", "channel", "rollout", "label", "ext", "id", "content_type"]
+        if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
+            throw .invalid(unknown, "unknown parameter")
+        }
+        guard let sdkMin = parameters["sdk_min"] else { throw .invalid("sdk_min", "is required") }
+        guard let ext = parameters["ext"] else { throw .invalid("ext", "is required") }
+        var rollout: Int?
+        if let text = parameters["rollout"] {
+            guard let v = Int(text), String(v) == text else { throw .invalid("rollout", "must be an integer 0–100") }
+            rollout = v
+        }
+        try self.init(
+            sdkMin: sdkMin, sdkMax: parameters["sdk_max"], channel: parameters["channel"], rolloutPercent: rollout,
+            label: parameters["label"], ext: ext, contentType: parameters["content_type"], id: parameters["id"])
+    }
+}

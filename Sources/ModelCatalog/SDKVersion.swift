@@ -1,0 +1,47 @@
+/// `MAJOR[.MINOR[.PATCH]]`, each 0–999999, missing components 0 (SPEC §3).
+/// Compares numerically (`2.10 > 2.9`); `description` is the normalised `M.m.p`.
+public struct SDKVersion: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let major: Int
+    public let minor: Int
+    public let patch: Int
+
+    public static let maxComponent = 999_999
+
+    public init?(major: Int, minor: Int = 0, patch: Int = 0) {
+        for c in [major, minor, patch] where c < 0 || c > Self.maxComponent { return nil }
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    /// Strict: ASCII digits and dots only, 1–3 components, none empty, each ≤ 6 digits
+    /// (so no overflow and no `+1`, ` 1`, `1.`, `.1`, `1..2`, `1.2.3.4`).
+    public init?(_ text: some StringProtocol) {
+        var parts = [0, 0, 0]
+        var index = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                if digits == 0 || index == 2 { return nil }
+                index += 1
+                digits = 0
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                digits += 1
+                if digits > 6 { return nil }
+                parts[index] = parts[index] * 10 + Int(byte - UInt8(ascii: "0"))
+            } else {
+                return nil
+            }
+        }
+        if digits == 0 { return nil }
+        self.major = parts[0]
+        self.minor = parts[1]
+        self.patch = parts[2]
+    }
+
+    public static func < (a: SDKVersion, b: SDKVersion) -> Bool {
+        (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch)
+    }
+
+    public var description: String { "\(major).\(minor).\(patch)" }
+}

@@ -1,1 +1,0 @@
-// Tests for ModelCatalog (filled in with the module).
