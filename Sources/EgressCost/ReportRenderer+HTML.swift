@@ -59,12 +59,12 @@ extension ReportRenderer {
     static func dailyChart(_ days: [ReportSummary.Row]) -> String {
         let width = 1060, height = 260, left = 70, bottom = 40, top = 16
         let plotW = width - left - 10, plotH = height - bottom - top
-        let maxBytes = max(1, days.map(\.traffic.bytes).max() ?? 1)
+        let maxBytes = niceCeiling(days.map(\.traffic.bytes).max() ?? 0)
         var svg = "<svg width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"bytes per day\">"
         for step in 0...4 {
             let y = top + plotH - plotH * step / 4
             svg += "<line x1=\"\(left)\" y1=\"\(y)\" x2=\"\(width - 10)\" y2=\"\(y)\" stroke=\"#e4e7eb\"/>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(ByteFormat.human(maxBytes * Int64(step) / 4))</text>"
+            svg += "<text x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(ByteFormat.compact(maxBytes / 4 * Int64(step)))</text>"
         }
         let slot = days.isEmpty ? plotW : plotW / days.count
         let labelEvery = max(1, (days.count + 13) / 14)
@@ -93,7 +93,18 @@ extension ReportRenderer {
             svg += "<rect x=\"\(left)\" y=\"\(y + 3)\" width=\"\(max(1, w))\" height=\"\(rowH - 6)\" fill=\"\(c.verified ? "#2f9e72" : "#d9a441")\"/>"
             svg += "<text x=\"\(left + max(1, w) + 6)\" y=\"\(y + 16)\">$\(c.total)</text>"
         }
-        return svg + "</svg>\n"
+        svg += "</svg>\n"
+        return svg + "<p class=\"note\"><span style=\"color:#2f9e72\">■</span> verified prices · <span style=\"color:#d9a441\">■</span> * unverified price or traffic beyond the published tiers</p>\n"
+    }
+
+    /// The smallest 1, 2 or 5 × 10^k (times 4 grid steps) at or above `value`, so axis labels are round.
+    static func niceCeiling(_ value: Int64) -> Int64 {
+        var scale: Int64 = 1
+        while scale <= Int64.max / 40 {
+            for m: Int64 in [1, 2, 5] where m * scale * 4 >= value { return m * scale * 4 }
+            scale *= 10
+        }
+        return max(1, value)
     }
 
     static func costTable(_ costs: [ProviderCost], caption: String) -> String {

@@ -7,7 +7,7 @@ public enum ReportRenderer {
         out += r.notModifiedUnknownSize > 0 ? " (\(r.notModifiedUnknownSize) of unknown size)\n" : "\n"
         out += "Range resumes (206): \(ByteFormat.grouped(r.rangeResumes.requests)), \(ByteFormat.human(r.rangeResumes.bytes))\n"
         for (title, rows) in [("day", r.byDay), ("model", r.byModel), ("route", r.byRoute)] where !rows.isEmpty {
-            var t = TextTable([(title, .left), ("bytes", .right), ("", .right), ("requests", .right)])
+            var t = TextTable([(title, .left), ("bytes", .right), ("≈", .right), ("requests", .right)])
             for row in rows {
                 t.append([row.key, ByteFormat.grouped(row.traffic.bytes), ByteFormat.human(row.traffic.bytes),
                           ByteFormat.grouped(row.traffic.requests)])

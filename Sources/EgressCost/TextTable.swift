@@ -80,6 +80,12 @@ enum ByteFormat {
         return i == 0 ? "\(bytes) B" : FixedPoint.format(Int128(bytes), over: Int128(scale), places: 2) + " " + units[i]
     }
 
+    /// Like `human` without trailing zeros, for axis labels: `200 GB`, `1.5 TB`.
+    static func compact(_ bytes: Int64) -> String {
+        let parts = human(bytes).split(separator: " ")
+        return FixedPoint.trimmed(String(parts[0])) + " " + parts[1]
+    }
+
     /// Thousands separators: 5000000 → 5,000,000.
     static func grouped(_ n: Int64) -> String {
         let digits = Array(String(n))

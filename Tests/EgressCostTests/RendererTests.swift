@@ -88,3 +88,10 @@ struct RendererTests {
         }
     }
 }
+
+struct ChartScaleTests {
+    @Test(arguments: [(0, 4), (654_000_000_000, 800_000_000_000), (7, 8), (20, 20), (21, 40), (Int64.max, Int64.max)] as [(Int64, Int64)])
+    func chart_axisMaxIsRound(_ value: Int64, _ axis: Int64) {
+        #expect(ReportRenderer.niceCeiling(value) == axis)
+    }
+}
