@@ -72,7 +72,8 @@ struct PricingOptions: ParsableArguments {
 /// Parses `--format`, restricted to the formats a command offers.
 func outputFormat(_ text: String, allowed: [OutputFormat]) throws -> OutputFormat {
     guard let f = OutputFormat(rawValue: text), allowed.contains(f) else {
-        throw CLIFailure("--format must be \(allowed.map(\.rawValue).joined(separator: ", ")), not '\(text)'", exitCode: 2)
+        let names = allowed.map(\.rawValue)
+        throw CLIFailure("--format must be \(names.dropLast().joined(separator: ", ")) or \(names.last!), not '\(text)'", exitCode: 2)
     }
     return f
 }
