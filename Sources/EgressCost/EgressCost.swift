@@ -1,1 +1,0 @@
-// EgressCost: see Package.swift for this module's job.

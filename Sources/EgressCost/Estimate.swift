@@ -1,0 +1,120 @@
+/// A month of traffic: body bytes sent and requests (each billed as a read).
+public struct Traffic: Equatable, Sendable {
+    public var bytes: Int64
+    public var requests: Int64
+    public init(bytes: Int64, requests: Int64) { self.bytes = bytes; self.requests = requests }
+}
+
+/// Inputs that cannot be priced (negative, or beyond 64-bit byte counts).
+public struct EstimateError: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// What `modelctl cost estimate` prices (SPEC §7.2). The period is one month: the
+/// downloads happen in it and every install polls `pollsPerDay` times on each of 30 days.
+public struct EstimateInputs: Equatable, Sendable {
+    /// Bytes of one update check when no server is asked: a typical §4.1 body
+    /// (~280 bytes of JSON) plus a little slack for a longer label or URL.
+    public static let defaultPollBytes: Int64 = 300
+    public static let daysPerMonth: Int64 = 30
+
+    public var downloads: Int64
+    public var sizeBytes: Int64
+    public var installs: Int64
+    public var pollsPerDay: Int64
+    public var pollBytes: Int64
+    public var freeTier: Bool
+    public var gbUnit: GBUnit
+
+    public init(downloads: Int64, sizeBytes: Int64, installs: Int64 = 0, pollsPerDay: Int64 = 0,
+                pollBytes: Int64 = defaultPollBytes, freeTier: Bool = true, gbUnit: GBUnit = .provider) {
+        self.downloads = downloads; self.sizeBytes = sizeBytes; self.installs = installs
+        self.pollsPerDay = pollsPerDay; self.pollBytes = pollBytes; self.freeTier = freeTier; self.gbUnit = gbUnit
+    }
+
+    public var polls: Int64 { installs &* pollsPerDay &* Self.daysPerMonth }
+
+    /// Downloads × size plus polls × poll bytes; one request per download and per poll.
+    public func traffic() throws(EstimateError) -> Traffic {
+        let named = [("downloads", downloads), ("size", sizeBytes), ("installs", installs),
+                     ("polls per day", pollsPerDay), ("poll bytes", pollBytes)]
+        for (name, v) in named where v < 0 { throw EstimateError(message: "\(name) must not be negative") }
+        let polls = Int128(installs) * Int128(pollsPerDay) * Int128(Self.daysPerMonth)
+        let bytes = Int128(downloads) * Int128(sizeBytes) + polls * Int128(pollBytes)
+        let requests = Int128(downloads) + polls
+        guard bytes <= Int128(Int64.max), requests <= Int128(Int64.max) else {
+            throw EstimateError(message: "traffic too large to price (more than 9.2 EB a month)")
+        }
+        return Traffic(bytes: Int64(bytes), requests: Int64(requests))
+    }
+}
+
+/// One provider's bill for a month of traffic. Each line is rounded half-up to cents and
+/// the total is the sum of the rounded lines (SPEC §7.2).
+public struct ProviderCost: Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var asOf: String
+    /// False when the prices are unverified or the traffic ran past the last published tier.
+    public var verified: Bool
+    public var bytesPerGB: Int64
+    public var egressBytes: Int64
+    public var egress: Money
+    public var requests: Money
+    public var fixed: Money
+
+    public var total: Money { egress + requests + fixed }
+
+    /// Egress in the GB used for billing, rounded half-up to `places` decimals.
+    public func egressGB(places: Int) -> String {
+        FixedPoint.format(Int128(egressBytes), over: Int128(bytesPerGB), places: places)
+    }
+}
+
+/// Per-provider costs, cheapest first.
+public struct Estimate: Equatable, Sendable {
+    public var inputs: EstimateInputs
+    public var traffic: Traffic
+    public var providers: [ProviderCost]
+}
+
+public enum Estimator {
+    /// Prices `traffic` on one provider: free allowances first, then the graduated ladder.
+    public static func cost(of traffic: Traffic, on provider: ProviderPricing, freeTier: Bool, gbUnit: GBUnit) -> ProviderCost {
+        let bytesPerGB = gbUnit.bytesPerGB(for: provider)
+        let free = freeTier ? provider.freeTier : .none
+        let freeBytes = Int128(free.egressGB) * Int128(bytesPerGB)
+        let billedBytes = Int64(max(0, Int128(traffic.bytes) - freeBytes))
+        let billedRequests = max(0, traffic.requests - free.requests(ProviderPricing.readKind))
+        let beyond = provider.egress.split(bytes: billedBytes, bytesPerGB: bytesPerGB).beyondPublished
+        return ProviderCost(
+            id: provider.id, name: provider.name, asOf: provider.asOf,
+            verified: provider.verified && !beyond, bytesPerGB: bytesPerGB, egressBytes: traffic.bytes,
+            egress: provider.egress.cost(bytes: billedBytes, bytesPerGB: bytesPerGB),
+            requests: provider.readPrice.cost(billedRequests),
+            fixed: provider.fixedMonthly)
+    }
+
+    public static func estimate(_ inputs: EstimateInputs, providers: [ProviderPricing]) throws(EstimateError) -> Estimate {
+        let traffic = try inputs.traffic()
+        let costs = providers.map { cost(of: traffic, on: $0, freeTier: inputs.freeTier, gbUnit: inputs.gbUnit) }
+        return Estimate(inputs: inputs, traffic: traffic, providers: cheapestFirst(costs))
+    }
+
+    /// The seam for `modelctl cost rollout ID --installs N` (SPEC §7.2): one release of
+    /// `sizeBytes` reaching `rolloutPercent` of `installs`, each downloading it once this month.
+    /// Downloads round up: 1 % of 150 installs is 2 downloads, not 1.5.
+    public static func rollout(sizeBytes: Int64, installs: Int64, rolloutPercent: Int, providers: [ProviderPricing],
+                               freeTier: Bool = true, gbUnit: GBUnit = .provider) throws(EstimateError) -> Estimate {
+        guard (0...100).contains(rolloutPercent) else { throw EstimateError(message: "rollout percent must be 0–100") }
+        guard installs >= 0 else { throw EstimateError(message: "installs must not be negative") }
+        let downloads = (Int128(installs) * Int128(rolloutPercent) + 99) / 100
+        let inputs = EstimateInputs(downloads: Int64(downloads), sizeBytes: sizeBytes, freeTier: freeTier, gbUnit: gbUnit)
+        return try estimate(inputs, providers: providers)
+    }
+
+    static func cheapestFirst(_ costs: [ProviderCost]) -> [ProviderCost] {
+        costs.sorted { ($0.total, $0.id) < ($1.total, $1.id) }
+    }
+}

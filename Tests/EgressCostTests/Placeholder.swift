@@ -1,1 +1,0 @@
-// Tests for EgressCost (filled in with the module).
