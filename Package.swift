@@ -41,6 +41,7 @@ let package = Package(
         .target(name: "ModeldCore", dependencies: [
             "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "modeld", dependencies: ["ModeldCore"]),
         .executableTarget(name: "modelctl", dependencies: [

@@ -1,0 +1,178 @@
+import HTTPServer
+import HTTPWire
+import ModelCatalog
+
+/// The admin API (SPEC §7.1): bearer-token protected publishing and release management.
+/// Without a configured token every admin path is 404 (secure by default).
+struct AdminResponder: Sendable {
+    let token: AdminToken?
+    let store: CatalogStore
+    let catalog: CatalogHolder
+    let watcher: CatalogWatcher
+    let metrics: Metrics
+    let instance: String
+    let maxUploadBytes: Int64
+
+    static let collection = "/admin/models"
+    private static let label = RequestLabel(route: .admin)
+
+    func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+        guard let token else { return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label)) }
+        guard token.matches(authorization: head.headers["Authorization"]) else {
+            var r = Response.error(401, "unauthorized", "missing or wrong bearer token")
+            r.headers.append("WWW-Authenticate", "Bearer")
+            return .respond(r.labelled(Self.label))
+        }
+        if head.path == Self.collection {
+            switch head.method {
+            case "GET", "HEAD": return .respond(list())
+            case "POST": return publish(head, exchange)
+            default: return .respond(notAllowed("GET, HEAD, POST"))
+            }
+        }
+        let id = String(head.path.dropFirst(Self.collection.count + 1))
+        guard head.path.hasPrefix(Self.collection + "/"), !id.isEmpty, !id.contains("/") else {
+            return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label))
+        }
+        switch head.method {
+        case "GET", "HEAD": return .respond(show(id))
+        case "PATCH": return patch(id, exchange)
+        case "DELETE":
+            mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.retire(id: id) }(id)
+            return .deferred
+        default: return .respond(notAllowed("GET, HEAD, PATCH, DELETE"))
+        }
+    }
+
+    // MARK: routes
+
+    private func list() -> Response {
+        var w = JSONWriter(capacity: 4096)
+        w.beginObject()
+        w.key("releases")
+        w.beginArray()
+        for r in catalog.served.snapshot.catalog.releases { w.raw(r.adminJSON(publicBaseURL: store.publicBaseURL)) }
+        w.endArray()
+        w.endObject()
+        return json(200, w.bytes)
+    }
+
+    private func show(_ id: String) -> Response {
+        guard let r = catalog.served.snapshot.catalog.release(id: id) else {
+            return Response.error(404, "not_found", "no release \(id)").labelled(Self.label)
+        }
+        return json(200, r.adminJSON(publicBaseURL: store.publicBaseURL))
+    }
+
+    private func publish(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+        guard let items = head.queryItems() else {
+            return .respond(Response.error(400, "invalid_parameter", "malformed percent-encoding in the query").labelled(Self.label))
+        }
+        var parameters: [String: String] = [:]
+        for (name, value) in items where parameters[name] == nil { parameters[name] = value }
+        let request: PublishRequest
+        do throws(CatalogError) {
+            request = try PublishRequest(parameters: parameters)
+        } catch {
+            return .respond(Self.errorResponse(error))
+        }
+        // Everything decidable from the head is answered before a byte of the body is read.
+        if let id = request.id, catalog.served.snapshot.catalog.release(id: id) != nil {
+            return .respond(Response.error(409, "id_in_use", "release id \(id) is already in the catalog").labelled(Self.label))
+        }
+        if case .length(let n) = head.body, n > maxUploadBytes {
+            return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))").labelled(Self.label))
+        }
+        let headerSHA = head.headers["X-Model-SHA256"]
+        if let headerSHA, !Self.isSHA256Hex(headerSHA) {
+            return .respond(Response.error(400, "invalid_parameter", "X-Model-SHA256 must be 64 lowercase hex digits").labelled(Self.label))
+        }
+        let writer: UploadWriter
+        do throws(CatalogError) {
+            writer = try UploadWriter(modelsDirectory: store.directory, instance: instance)
+        } catch {
+            return .respond(Self.errorResponse(error))
+        }
+        let sink = UploadSink(writer: writer, exchange: exchange, maxBytes: maxUploadBytes, headerSHA256: headerSHA) {
+            [self] result in
+            switch result {
+            case .failure(let e): exchange.complete(Self.errorResponse(e))
+            case .success(let upload):
+                do throws(CatalogError) {
+                    let release = try store.publish(upload, request)
+                    watcher.reloadNow()
+                    metrics.recordPublish()
+                    var r = json(201, release.adminJSON(publicBaseURL: store.publicBaseURL))
+                    r.headers.append("Location", Self.collection + "/" + release.id)
+                    exchange.complete(r)
+                } catch {
+                    exchange.complete(Self.errorResponse(error))
+                }
+            }
+        }
+        if case .none = head.body {
+            sink.bodyEnd(trailers: [:])   // an empty file is still a file
+            return .deferred
+        }
+        return .streamBody(sink)
+    }
+
+    private func patch(_ id: String, _ exchange: Exchange) -> HeadDecision {
+        exchange.setBodyHandler { [self] body, _ in
+            do throws(CatalogError) {
+                let p = try ReleasePatch(json: body)
+                mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.patch(id: id, p) }(id)
+            } catch {
+                exchange.complete(Self.errorResponse(error))
+            }
+        }
+        return .collectBody(limit: 65_536)
+    }
+
+    /// Runs a catalog change on the blocking-work thread, reloads the served catalog, answers.
+    private func mutateLater(_ exchange: Exchange, _ change: @escaping @Sendable (String) throws(CatalogError) -> Release) -> @Sendable (String) -> Void {
+        { [self] id in
+            BlockingWork.run {
+                do throws(CatalogError) {
+                    let release = try change(id)
+                    watcher.reloadNow()
+                    exchange.complete(json(200, release.adminJSON(publicBaseURL: store.publicBaseURL)))
+                } catch {
+                    exchange.complete(Self.errorResponse(error))
+                }
+            }
+        }
+    }
+
+    // MARK: helpers
+
+    private func json(_ status: Int, _ body: [UInt8]) -> Response {
+        Response(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                 body: body, label: Self.label)
+    }
+
+    private func notAllowed(_ allow: String) -> Response {
+        var r = Response.error(405, "method_not_allowed", "allowed: \(allow)")
+        r.headers.append("Allow", allow)
+        return r.labelled(Self.label)
+    }
+
+    /// The SPEC §10 shape for a catalog error; storage failures other than ENOSPC are 503.
+    static func errorResponse(_ e: CatalogError) -> Response {
+        let status = e.httpStatus
+        let r: Response
+        if status == 500 {
+            var u = Response.error(503, "unavailable", e.message)
+            u.headers.append("Retry-After", "5")
+            r = u
+        } else {
+            let message = e.parameter.map { "\($0): \(e.message)" } ?? e.message
+            r = Response.error(status, e.code.rawValue, message)
+        }
+        return r.labelled(label)
+    }
+
+    private static func isSHA256Hex(_ s: String) -> Bool {
+        s.utf8.count == 64 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}

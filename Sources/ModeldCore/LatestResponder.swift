@@ -1,0 +1,107 @@
+import HTTPServer
+import HTTPWire
+import ModelCatalog
+
+/// `GET|HEAD /latest` and `/latest_model_details.json` (SPEC §4.1): a selection over the current
+/// catalog and a pre-built body; per request only the small head is assembled.
+struct LatestResponder: Sendable {
+    let catalog: CatalogHolder
+    let maxAgeSeconds: Int
+
+    /// The parsed query of an update check, or the 400 to answer.
+    struct Query: Sendable {
+        var sdk: SDKVersion
+        var sdkText: String
+        var channel: String
+        var clientID: String?
+
+        static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
+            guard let text = head.queryItem("sdk"), let sdk = SDKVersion(text) else {
+                return .failure(HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999"))
+            }
+            let channel = head.queryItem("channel") ?? Release.defaultChannel
+            guard (try? Release.validateChannel(channel)) != nil else {
+                return .failure(HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}"))
+            }
+            let clientID = head.queryItem("client_id")
+            if let clientID, !ClientID.isValid(clientID) {
+                return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
+            }
+            return .success(Query(sdk: sdk, sdkText: text, channel: channel, clientID: clientID))
+        }
+    }
+
+    func respond(_ head: RequestHead) -> Response {
+        if head.path == "/latest_model_details.json" && head.queryItem("sdk") == nil {
+            return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
+        }
+        switch Query.parse(head) {
+        case .failure(let e):
+            return Response.error(e).labelled(RequestLabel(route: .latest))
+        case .success(let q):
+            let label = RequestLabel(route: .latest, sdk: q.sdkText)
+            guard let (body, privately) = answer(q) else {
+                return Response.error(404, "no_model", "no release for sdk \(q.sdkText) on channel \(q.channel)").labelled(label)
+            }
+            let scope = privately ? "private" : "public"
+            return document(body, head: head, cacheControl: "\(scope), max-age=\(maxAgeSeconds)").labelled(label)
+        }
+    }
+
+    /// The chosen release's bodies, and whether the answer depended on client_id.
+    func answer(_ q: Query) -> (ServedCatalog.LatestBody, Bool)? {
+        let served = catalog.served
+        guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID),
+              let body = served.latestBodies[a.release.id] else { return nil }
+        return (body, a.dependsOnClientID)
+    }
+
+    /// 200 or 304 for one of the two encodings, with its own ETag.
+    private func document(_ body: ServedCatalog.LatestBody, head: RequestHead, cacheControl: String) -> Response {
+        let gzip = AcceptEncoding.allowsGzip(head.headers["Accept-Encoding"])
+        let etag = gzip ? body.gzipETag : body.identityETag
+        var headers: HTTPFields = ["ETag": etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
+        if let inm = head.headers["If-None-Match"], let list = EntityTagList.parse(inm),
+           let tag = EntityTag.parse(etag), list.matches(tag, weakComparison: true) {
+            return Response(status: 304, headers: headers, label: RequestLabel(route: .latest))
+        }
+        headers.append("Content-Type", "application/json")
+        if gzip { headers.append("Content-Encoding", "gzip") }
+        return Response(headers: headers, body: gzip ? body.gzip : body.identity, label: RequestLabel(route: .latest))
+    }
+}
+
+/// `Accept-Encoding` (RFC 9110 §12.5.3): gzip is acceptable when listed (or `*`) without q=0.
+enum AcceptEncoding {
+    static func allowsGzip(_ value: String?) -> Bool {
+        guard let value else { return false }
+        var gzip: Bool?
+        var star: Bool?
+        for item in value.split(separator: ",") {
+            let parts = item.split(separator: ";")
+            let coding = parts[0].trimmingCharacters(in: " \t").lowercased()
+            var allowed = true
+            for p in parts.dropFirst() {
+                let kv = p.trimmingCharacters(in: " \t").lowercased()
+                if kv.hasPrefix("q="), let q = Double(kv.dropFirst(2)) { allowed = q > 0 }
+            }
+            if coding == "gzip" || coding == "x-gzip" { gzip = allowed } else if coding == "*" { star = allowed }
+        }
+        return gzip ?? star ?? false
+    }
+}
+
+/// client_id: 1–128 printable ASCII characters (SPEC §4.2).
+enum ClientID {
+    static func isValid(_ s: String) -> Bool {
+        let u = s.utf8
+        return (1...128).contains(u.count) && u.allSatisfy { (0x20...0x7e).contains($0) }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        let chars = Set(set)
+        return String(drop(while: { chars.contains($0) }).reversed().drop(while: { chars.contains($0) }).reversed())
+    }
+}

@@ -1,0 +1,180 @@
+import HTTPServer
+import Logging
+import ModelCatalog
+import HTTPWire
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The composition root: configuration → stores → routes → engine, then the signal loop
+/// (SPEC §8: SIGHUP reloads the catalog; SIGTERM/SIGINT drain, flush and exit 0).
+public enum ModeldApp {
+    public static let version = "0.1.0"
+
+    /// Runs the server until a terminating signal; returns the process exit code.
+    public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        SignalWatcher.block()   // before any thread starts, so all of them inherit the mask
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var log = Logger(label: "modeld")
+
+        let config: Configuration
+        do throws(ConfigurationError) {
+            switch try Configuration.load(arguments: arguments, environment: environment) {
+            case .help(let text):
+                print(text)
+                return 0
+            case .run(let c): config = c
+            }
+        } catch {
+            printError("modeld: \(error.description)")
+            return ConfigurationError.exitCode
+        }
+        log[metadataKey: "instance"] = .string(config.instanceID)
+        do {
+            return try serve(config, log: log)
+        } catch let failure as StartupFailure {
+            log.critical("\(failure.message)")
+            return failure.exitCode
+        } catch {
+            log.critical("start-up failed: \(error)")
+            return 1
+        }
+    }
+
+    struct StartupFailure: Error {
+        let message: String
+        var exitCode: Int32 = 1
+    }
+
+    private static func serve(_ config: Configuration, log: Logger) throws -> Int32 {
+        try makeDirectory(config.dataDir)
+        try makeDirectory(config.modelsDir)
+        let metrics = Metrics(version: version)
+        let token = try adminToken(config, log: log)
+
+        let accessLog: AccessLogWriter?
+        if let destination = config.accessLogDestination {
+            do { accessLog = try AccessLogWriter(destination: destination, onDropped: metrics.recordAccessLogDropped) } catch {
+                throw StartupFailure(message: "access log: \(error)")
+            }
+        } else {
+            accessLog = nil
+        }
+
+        let holder = CatalogHolder()
+        let router = RouterBox()
+        let server = HTTPServer(
+            configuration: ServerConfiguration(
+                host: config.listen.host, port: config.listen.port, workers: config.workers,
+                maxConnections: config.limits.maxConnections, maxHeaderBytes: config.limits.maxHeaderBytes,
+                headerTimeout: Double(config.limits.headerTimeoutSeconds),
+                idleTimeout: Double(config.limits.idleTimeoutSeconds),
+                bodyTimeout: Double(config.limits.bodyTimeoutSeconds)),
+            handler: router,
+            observer: ExchangeRecorder(metrics: metrics, accessLog: accessLog, instance: config.instanceID))
+        let port: Int
+        do { port = try server.start() } catch {
+            throw StartupFailure(message: "cannot listen on \(config.listen): \(error.message)")
+        }
+        metrics.setOpenConnectionsSource { server.openConnections }
+        let baseURL = config.resolvedPublicBaseURL(boundPort: port)
+        if config.publicBaseURL == nil {
+            log.warning("public_base_url is not set; model URLs use \(baseURL), derived from the bound address")
+        }
+
+        let store = CatalogStore(directory: config.modelsDir, publicBaseURL: baseURL)
+        let removed = store.cleanTemp(instance: config.instanceID)
+        if removed > 0 { log.info("removed \(removed) unfinished upload(s) of this instance from \(store.tempDirectory)") }
+        let watcher = CatalogWatcher(
+            store: store,
+            onChange: { catalog in
+                holder.install(ServedCatalog(catalog: catalog, store: store))
+                metrics.recordCatalogReload(releases: catalog.releases.count)
+            },
+            onError: { error in
+                metrics.recordCatalogReloadFailure()
+                Logger(label: "modeld.catalog").error("catalog refused, previous one kept: \(error)")
+            })
+        let catalog: Catalog
+        do { catalog = try watcher.loadInitial() } catch {
+            server.stop(after: 0)
+            throw StartupFailure(message: "cannot load catalog: \(error)")
+        }
+        holder.install(ServedCatalog(catalog: catalog, store: store))
+        watcher.start()
+        let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
+        collector.start()
+
+        router.install(Router(
+            latest: LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds),
+            models: ModelFileResponder(catalog: holder),
+            admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
+                                  instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes),
+            operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining })))
+
+        let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host
+        log.info("modeld \(version) listening on http://\(host):\(port) with \(catalog.releases.count) release(s); config: \(config.sourceDescription)")
+
+        let signals = SignalWatcher()
+        while true {
+            switch signals.next() {
+            case .reload:
+                if case .failure(let e) = watcher.reloadNow() { log.error("SIGHUP: catalog refused: \(e)") }
+                else { log.info("SIGHUP: catalog reloaded") }
+            case .terminate:
+                log.info("draining for up to \(config.drainSeconds) s")
+                server.stop(after: Double(config.drainSeconds))
+                collector.stop()
+                watcher.stop()
+                accessLog?.close()
+                log.info("stopped")
+                return 0
+            }
+        }
+    }
+
+    private static func adminToken(_ config: Configuration, log: Logger) throws -> AdminToken? {
+        switch config.adminToken {
+        case nil:
+            log.info("no admin token configured: the admin API answers 404")
+            return nil
+        case .token(let t):
+            return AdminToken(t)
+        case .file(let path):
+            do throws(TokenFileError) {
+                let loaded = try TokenFile.loadOrCreate(path: path)
+                if loaded.created { log.notice("created admin token file \(path) (mode 0600)") }
+                return AdminToken(loaded.token)
+            } catch {
+                throw StartupFailure(message: error.description)
+            }
+        }
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw StartupFailure(message: "cannot create directory \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// The handler the engine holds: routes need the bound port (public URL), so they are
+/// installed right after `start()`; until then every request is answered 503.
+final class RouterBox: HTTPHandler {
+    private let router = Mutex<Router?>(nil)
+
+    func install(_ r: Router) { router.withLock { $0 = r } }
+
+    func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+        guard let r = router.withLock({ $0 }) else {
+            return .respond(Response.error(503, "unavailable", "starting up"))
+        }
+        return r.handle(head, exchange)
+    }
+}
+
+func printError(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,118 @@
+import Crypto
+import HTTPServer
+import HTTPWire
+import ModelCatalog
+import Synchronization
+
+/// Everything a request needs from one catalog version, built once when the catalog changes:
+/// the selection snapshot, every active release's /latest body with its gzip variant and strong
+/// ETags, and every servable model file with its open descriptor and HTTP representation.
+final class ServedCatalog: Sendable {
+    struct LatestBody: Sendable {
+        let identity: [UInt8]
+        let identityETag: String
+        let gzip: [UInt8]
+        let gzipETag: String
+    }
+
+    struct ModelFile: Sendable {
+        let release: Release
+        let file: OpenFile
+        let representation: Representation
+    }
+
+    let snapshot: CatalogSnapshot
+    let latestBodies: [String: LatestBody]      // release id → bodies
+    let details: LatestBody                     // /latest_model_details.json without sdk
+    let files: [String: ModelFile]              // "<id>.<ext>" → file
+
+    init(catalog: Catalog, store: CatalogStore) {
+        snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: store.publicBaseURL)
+        var bodies: [String: LatestBody] = [:]
+        var files: [String: ModelFile] = [:]
+        for release in catalog.releases where release.fileDeletedAt == nil {
+            if release.state == .active {
+                bodies[release.id] = Self.prepare(release.documentJSON(publicBaseURL: store.publicBaseURL))
+            }
+            // A file that cannot be opened (deleted by hand, not yet replicated) is simply not served.
+            if let open = OpenFile.open(path: store.path(of: release)) {
+                files[release.file] = ModelFile(release: release, file: open, representation: Self.representation(of: release))
+            }
+        }
+        latestBodies = bodies
+        self.files = files
+        details = Self.prepare(snapshot.latestDetails)
+    }
+
+    static let empty = ServedCatalog()
+
+    private init() {
+        snapshot = CatalogSnapshot(catalog: .empty, publicBaseURL: "")
+        latestBodies = [:]
+        files = [:]
+        details = Self.prepare(snapshot.latestDetails)
+    }
+
+    /// Both encodings with their own strong ETags (SPEC §4.1: the gzip body has a different one).
+    static func prepare(_ body: [UInt8]) -> LatestBody {
+        let gzip = Gzip.compress(body)
+        return LatestBody(identity: body, identityETag: strongETag(body), gzip: gzip, gzipETag: strongETag(gzip))
+    }
+
+    private static func strongETag(_ bytes: [UInt8]) -> String {
+        let digest = SHA256.hash(data: bytes)
+        return "\"" + digest.prefix(16).map { hex2($0) }.joined() + "\""
+    }
+
+    private static func hex2(_ b: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
+    }
+
+    /// Model files never change: a year of immutable caching, the digest as ETag and Repr-Digest.
+    private static func representation(of release: Release) -> Representation {
+        Representation(
+            size: release.size,
+            etag: "\"\(release.sha256)\"",
+            lastModified: release.publishedAt.millisecondsSinceEpoch / 1000,
+            contentType: release.contentType,
+            headers: [
+                ("Cache-Control", "public, max-age=31536000, immutable"),
+                ("Repr-Digest", "sha-256=:\(base64(hexToBytes(release.sha256))):"),
+            ])
+    }
+
+    private static func hexToBytes(_ hex: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var high: UInt8?
+        for c in hex.utf8 {
+            let v: UInt8 = c <= 57 ? c - 48 : (c | 0x20) - 87
+            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
+        }
+        return out
+    }
+
+    private static func base64(_ bytes: [UInt8]) -> String {
+        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var out = ""
+        var i = 0
+        while i < bytes.count {
+            let n = min(3, bytes.count - i)
+            let b0 = UInt32(bytes[i]), b1 = n > 1 ? UInt32(bytes[i + 1]) : 0, b2 = n > 2 ? UInt32(bytes[i + 2]) : 0
+            let v = b0 << 16 | b1 << 8 | b2
+            out.append(table[Int(v >> 18 & 63)]); out.append(table[Int(v >> 12 & 63)])
+            out.append(n > 1 ? table[Int(v >> 6 & 63)] : "="); out.append(n > 2 ? table[Int(v & 63)] : "=")
+            i += 3
+        }
+        return out
+    }
+}
+
+/// The catalog version in force; swapped whole by the watcher, SIGHUP or a publish.
+final class CatalogHolder: Sendable {
+    private let current = Mutex<ServedCatalog>(.empty)
+
+    var served: ServedCatalog { current.withLock { $0 } }
+
+    func install(_ served: ServedCatalog) { current.withLock { $0 = served } }
+}
