@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// The real `modeld` binary as a child process on an ephemeral loopback port, with its own
+/// temporary models/ and data/ directories (the shipped demo model copied in unless `empty`).
+/// The port comes from the start-up log line, not from a guess; every wait is bounded.
+final class ModeldServer {
+    let root: URL
+    let modelsDir: URL
+    let dataDir: URL
+    let logFile: URL
+    let token = "test-token-0123456789abcdef"
+    private(set) var port = 0
+    private(set) var process: Process
+    let arguments: [String]
+
+    var url: String { "http://127.0.0.1:\(port)" }
+    var pid: Int32 { process.processIdentifier }
+
+    /// - Parameters:
+    ///   - extraArguments: appended flags (e.g. `--instance-id b`).
+    ///   - environment: extra `MODELD_*` settings (the developer's own are stripped).
+    ///   - root: share a directory with another replica; default a fresh temporary one.
+    init(extraArguments: [String] = [], environment: [String: String] = [:], root: URL? = nil,
+         models: URL? = nil, empty: Bool = false) throws {
+        let fm = FileManager.default
+        self.root = root ?? fm.temporaryDirectory.appendingPathComponent("modeld-it-\(UUID().uuidString)")
+        modelsDir = models ?? self.root.appendingPathComponent("models")
+        dataDir = self.root.appendingPathComponent("data")
+        logFile = self.root.appendingPathComponent("modeld-\(UUID().uuidString.prefix(8)).log")
+        try fm.createDirectory(at: self.root, withIntermediateDirectories: true)
+        if !fm.fileExists(atPath: modelsDir.path) {
+            if empty {
+                try fm.createDirectory(at: modelsDir, withIntermediateDirectories: true)
+            } else {
+                try fm.copyItem(at: Self.repositoryRoot.appendingPathComponent("models"), to: modelsDir)
+            }
+        }
+        arguments = ["--config", Self.repositoryRoot.appendingPathComponent("config/modeld.json").path,
+                     "--listen", "127.0.0.1:0", "--models-dir", modelsDir.path, "--data-dir", dataDir.path,
+                     "--public-base-url", "http://models.example.test"] + extraArguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MODELD_") }
+        env["MODELD_ADMIN_TOKEN"] = token
+        env["MODELD_INSTANCE_ID"] = env["MODELD_INSTANCE_ID"] ?? "it-\(UUID().uuidString.prefix(8))"
+        env.merge(environment) { _, new in new }
+        process = Process()
+        try launch(env)
+    }
+
+    private func launch(_ env: [String: String]) throws {
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let p = Process()
+        p.executableURL = TestBinaries.modeld
+        p.arguments = arguments
+        p.environment = env
+        p.currentDirectoryURL = root
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = try FileHandle(forWritingTo: logFile)
+        p.standardError = try FileHandle(forWritingTo: logFile)
+        try p.run()
+        process = p
+        port = try waitForPort(within: 20)
+    }
+
+    /// Starts the same server again (same directories and flags), e.g. after a SIGKILL.
+    func restart(environment: [String: String] = [:]) throws {
+        var env = process.environment ?? [:]
+        env.merge(environment) { _, new in new }
+        try launch(env)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The log so far (start-up line, warnings, errors).
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+
+    /// Waits for the process to exit (bounded) and returns its status, or nil on time-out.
+    @discardableResult
+    func waitForExit(within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
+    /// Polls `condition` every 20 ms until it holds or `seconds` pass.
+    static func eventually(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        repeat {
+            if try condition() { return true }
+            usleep(20_000)
+        } while Date() < deadline
+        return false
+    }
+
+    private func waitForPort(within seconds: Double) throws -> Int {
+        var found = 0
+        let ok = Self.eventually(within: seconds) {
+            if !process.isRunning { return true }
+            if let r = log.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                found = Int(log[r].split(separator: ":").last!) ?? 0
+                return true
+            }
+            return false
+        }
+        guard ok, found > 0 else {
+            throw ChildProcessError.timedOut("modeld did not report its port; log:\n\(log)")
+        }
+        return found
+    }
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+}
