@@ -48,7 +48,7 @@ final class ModeldServer {
     }
 
     private func launch(_ env: [String: String]) throws {
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let p = Process()
         p.executableURL = TestBinaries.modeld
         p.arguments = arguments
