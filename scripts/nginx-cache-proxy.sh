@@ -12,6 +12,7 @@
 #   --user NAME        worker user; only used when started as root (default then: root, so the
 #                      workers can write a cache under a private 0700 test directory; in
 #                      production pass the distribution's nginx user, e.g. www-data)
+#   --template FILE    default deploy/nginx/modeld-cache.conf of this checkout
 #   --render-only      write DIR/nginx.conf and exit 0 (print its path)
 #   --check            render, then `nginx -t` and exit with its status
 #
@@ -24,7 +25,7 @@ template="$here/deploy/nginx/modeld-cache.conf"
 listen="" prefix="" cache_dir="" cache_max_size="10g" user="" mode="run"
 upstreams=()
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2; exit "${1:-2}"; }
 die() { echo "nginx-cache-proxy: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --template) [ $# -ge 2 ] || usage; template="$2"; shift 2 ;;
     --render-only) mode="render"; shift ;;
     --check) mode="check"; shift ;;
-    -h|--help) usage ;;
+    -h|--help) usage 0 ;;
     *) die "unknown argument: $1" ;;
   esac
 done
@@ -54,6 +55,10 @@ done
 [[ "$cache_max_size" =~ ^[0-9]+[kKmMgG]?$ ]] || die "--cache-max-size: expected e.g. 10g, got '$cache_max_size'"
 [ -r "$template" ] || die "template not found: $template"
 
+# The paths go unquoted into nginx directives: refuse what would break the syntax.
+for d in "$prefix" "$cache_dir"; do
+  case "$d" in *[[:space:]\;\{\}\"\'\$\\]*) die "path must not contain spaces, quotes, ';', '{', '}', '\$' or '\\': '$d'" ;; esac
+done
 mkdir -p "$prefix"
 prefix="$(cd "$prefix" && pwd)"
 cache_dir="${cache_dir:-$prefix/cache}"
