@@ -45,20 +45,29 @@ public struct SegmentReader {
     }
 }
 
-/// The fields of a stored line that readers need, parsed with the strict reader.
+/// One stored line parsed with the strict reader, with access to each field's raw bytes.
 public struct StoredEvent {
-    public let object: JSONValue
-    public let line: ArraySlice<UInt8>
+    public let bytes: [UInt8]
+    public let root: JSONNode
 
     public init?(line: ArraySlice<UInt8>) {
-        guard let node = try? JSONReader.parse(Array(line)), case .object = node.value else { return nil }
-        object = node.value
-        self.line = line
+        let bytes = Array(line)
+        guard let node = try? JSONReader.parse(bytes), case .object = node.value else { return nil }
+        self.bytes = bytes
+        root = node
     }
 
-    public var batchID: String? { object["batch_id"]?.stringValue }
-    public var clientID: String? { object["client_id"]?.stringValue }
-    public var receivedAt: String? { object["received_at"]?.stringValue }
-    public var seq: Int? { object["seq"]?.numberValue.map { Int($0) } }
+    public subscript(field: String) -> JSONValue? { root.value[field] }
+
+    /// The JSON text of a field's value exactly as stored.
+    public func rawJSON(_ field: String) -> ArraySlice<UInt8>? {
+        guard case .object(let members) = root.value, let m = members.first(where: { $0.key == field }) else { return nil }
+        return bytes[m.node.range]
+    }
+
+    public var batchID: String? { self["batch_id"]?.stringValue }
+    public var clientID: String? { self["client_id"]?.stringValue }
+    public var receivedAt: String? { self["received_at"]?.stringValue }
+    public var seq: Int? { self["seq"]?.numberValue.map { Int($0) } }
     public var dedupKey: DedupKey? { batchID.map { DedupKey(clientID: clientID, batchID: $0) } }
 }
