@@ -229,7 +229,7 @@ final class Results: Sendable {
         guard case .unavailable(let message) = failed else { Issue.record("expected unavailable, got \(failed)"); return }
         #expect(message.hasPrefix("\(call) \(first): "))
         #expect(fileSize(first) == committed)
-        #expect(FileManagerless.exists(first + ".idx"))
+        #expect(POSIX.fileExists(first + ".idx"))
         faults.set(call, nil)
         // The failed batch was not remembered: its retry is stored, in a new segment.
         #expect(store.submitAndWait(try parseBatch(batchBody(id: "b", count: 2)), sdk: nil) == .accepted(2))
@@ -291,10 +291,6 @@ final class Results: Sendable {
         #expect(counters.eventsAccepted == events)
         print("throughput: \(Int(Double(events) / elapsed)) events/s, \(counters.batches) batches in \(counters.commits) commits")
     }
-}
-
-enum FileManagerless {
-    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 }
 
 extension String {
