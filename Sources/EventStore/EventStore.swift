@@ -176,11 +176,13 @@ private final class WriterState: @unchecked Sendable {
         var followers: [EventStore.Pending] = []
         var inGroup = Set<DedupKey>()
         var immediate: [(EventStore.Pending, EventSubmitResult)] = []
+        var duplicateEvents = 0
         let receivedAt = Timestamp.format(ms: now)
         for p in group {
             let key = p.batch.dedupKey
             if dedup.contains(key, now: now) {
                 immediate.append((p, .duplicate))
+                duplicateEvents += p.batch.eventCount
             } else if inGroup.contains(key) {
                 followers.append(p)
             } else if p.batch.eventCount == 0 {
@@ -193,39 +195,30 @@ private final class WriterState: @unchecked Sendable {
                 p.batch.appendLines(to: &bytes, receivedAt: receivedAt, sdk: p.sdk, instance: store.instance)
             }
         }
-        var outcome: Result<Double, IOFailure> = .success(0)
-        if !writing.isEmpty {
-            do throws(IOFailure) {
-                outcome = .success(try writer.append(bytes, keys: keys, now: now))
-            } catch {
-                outcome = .failure(error)
-            }
+        // Answers that depend on no write go out first.
+        store.record { $0.eventsDuplicate += duplicateEvents }
+        for (p, r) in immediate { p.completion(r) }
+        guard !writing.isEmpty else { return }
+
+        let seconds: Double
+        do throws(IOFailure) {
+            seconds = try writer.append(bytes, keys: keys, now: now)
+        } catch {
+            store.record { $0.failedCommits += 1 }
+            for p in writing + followers { p.completion(.unavailable(error.description)) }
+            return
         }
-        switch outcome {
-        case .success(let seconds):
-            for key in keys { dedup.insert(key, at: now) }
-            let accepted = writing.reduce(0) { $0 + $1.batch.eventCount }
-            let duplicate = (immediate + followers.map { ($0, .duplicate) }).reduce(0) {
-                $1.1 == .duplicate ? $0 + $1.0.batch.eventCount : $0
-            }
-            store.record {
-                if !writing.isEmpty { $0.commits += 1 }
-                $0.eventsAccepted += accepted
-                $0.eventsDuplicate += duplicate
-            }
-            if !writing.isEmpty { store.fsyncObserver?(seconds) }
-            for (p, r) in immediate { p.completion(r) }
-            for p in writing { p.completion(.accepted(p.batch.eventCount)) }
-            for p in followers { p.completion(.duplicate) }
-        case .failure(let failure):
-            let duplicate = immediate.reduce(0) { $1.1 == .duplicate ? $0 + $1.0.batch.eventCount : $0 }
-            store.record {
-                $0.failedCommits += 1
-                $0.eventsDuplicate += duplicate
-            }
-            for (p, r) in immediate { p.completion(r) }
-            for p in writing + followers { p.completion(.unavailable(failure.description)) }
+        for key in keys { dedup.insert(key, at: now) }
+        let accepted = writing.reduce(0) { $0 + $1.batch.eventCount }
+        let followerEvents = followers.reduce(0) { $0 + $1.batch.eventCount }
+        store.record {
+            $0.commits += 1
+            $0.eventsAccepted += accepted
+            $0.eventsDuplicate += followerEvents
         }
+        store.fsyncObserver?(seconds)
+        for p in writing { p.completion(.accepted(p.batch.eventCount)) }
+        for p in followers { p.completion(.duplicate) }
     }
 }
 

@@ -47,7 +47,8 @@ final class Results: Sendable {
     @Test func groupCommit_concurrentBatchesShareOneFdatasync_SPEC4_2() throws {
         let dir = makeTempDirectory()
         defer { removeTree(dir) }
-        let store = try openStore(dir)
+        let fsyncs = Mutex<[Double]>([])
+        let store = try openStore(dir) { $0.fsyncObserver = { s in fsyncs.withLock { $0.append(s) } } }
         let results = Results()
         let submitted = DispatchGroup()
         let threads = 16, perThread = 20
@@ -71,6 +72,7 @@ final class Results: Sendable {
         #expect(all.allSatisfy { $0.0 == .accepted(2) && $0.1 >= 12 && $0.1 % 10 == 2 })
         #expect(counters.batches == threads * perThread)
         #expect(counters.commits < counters.batches)
+        #expect(fsyncs.withLock { $0.count } == counters.commits)
         #expect(counters.eventsAccepted == threads * perThread * 2)
         #expect(try allLines(dir).count == threads * perThread * 2)
     }
