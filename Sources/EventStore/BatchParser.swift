@@ -20,13 +20,21 @@ public enum BatchParser {
         }
         guard case .array(let events)? = root.value["events"] else { throw .invalidBatch("events: required, an array") }
         guard events.count <= maxEventsPerBatch else {
-            throw EventBatchError(status: 413, code: "too_many_events",
-                                  message: "\(events.count) events, at most \(maxEventsPerBatch) per batch")
+            var error = EventBatchError(status: 413, code: "too_many_events",
+                                        message: "\(events.count) events, at most \(maxEventsPerBatch) per batch")
+            error.eventCount = events.count
+            throw error
         }
         var spans: [(start: Int, close: Int)] = []
         spans.reserveCapacity(events.count)
         for (index, event) in events.enumerated() {
-            try validate(event.value, index: index)
+            do {
+                try validate(event.value, index: index)
+            } catch {
+                var error = error
+                error.eventCount = events.count
+                throw error
+            }
             spans.append((event.range.lowerBound, event.range.upperBound - 1))
         }
         return EventBatch(batchID: batchID, clientID: clientID, body: body, events: spans)

@@ -3,6 +3,9 @@ public struct EventBatchError: Error, Equatable, Sendable {
     public let status: Int
     public let code: String
     public let message: String
+    /// Events in the rejected batch when its `events` array was read (else 0), for
+    /// `modeld_events_total{result="rejected"}` via `EventStore.noteRejected(events:)`.
+    public internal(set) var eventCount = 0
 
     public init(status: Int, code: String, message: String) {
         self.status = status

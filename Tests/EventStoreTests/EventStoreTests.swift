@@ -77,6 +77,24 @@ final class Results: Sendable {
         #expect(try allLines(dir).count == threads * perThread * 2)
     }
 
+    @Test func batch_invalidEventStoresNothing_SPEC4_2() throws {
+        let dir = makeTempDirectory()
+        defer { removeTree(dir) }
+        let store = try openStore(dir)
+        let body = bytes(#"{"batch_id":"b","events":[{"name":"ok","ts":1},{"name":"bad"}]}"#)
+        do {
+            _ = try parseBatch(body)
+            Issue.record("expected invalid_event")
+        } catch {
+            #expect(error.message == "events[1].ts: required")
+            store.noteRejected(events: error.eventCount)
+        }
+        #expect(store.counters.eventsRejected == 2)
+        #expect(store.counters.batches == 0)
+        store.close()
+        #expect(files(dir, suffix: ".jsonl").isEmpty)
+    }
+
     @Test func dedup_inFlightDuplicateWaitsForCommit_SPEC4_2() throws {
         let dir = makeTempDirectory()
         defer { removeTree(dir) }
