@@ -11,6 +11,9 @@ public struct EventBatch: Sendable {
 
     public var eventCount: Int { events.count }
 
+    /// An upper estimate of the stored lines' size (the body plus the server fields), for group sizing.
+    var estimatedLineBytes: Int { body.count + events.count * (256 + batchID.utf8.count + (clientID?.utf8.count ?? 4)) }
+
     init(batchID: String, clientID: String?, body: [UInt8], events: [(start: Int, close: Int)]) {
         self.batchID = batchID
         self.clientID = clientID

@@ -60,7 +60,8 @@ public final class EventStore: Sendable {
     }
 
     /// Queues a validated batch. `completion` runs on the writer thread once the batch is
-    /// durable (or known duplicate, or failed); it must not block.
+    /// durable (or known duplicate, or failed) — on the caller's thread only when the store is
+    /// already closed. It must not block, nor call `submitAndWait` or `close`.
     public func submit(_ batch: EventBatch, sdk: String?, completion: @escaping @Sendable (EventSubmitResult) -> Void) {
         let closed = mailbox.withLock { m -> Bool in
             guard !m.closed else { return true }
@@ -113,17 +114,31 @@ public final class EventStore: Sendable {
 
     // MARK: writer side
 
-    /// Everything queued, or nil once closed and drained; sleeps while there is nothing to do.
+    /// Bound on one group's estimated line bytes, so a burst becomes several commits of bounded
+    /// memory and latency rather than one huge write (a single larger batch still goes alone).
+    static let maxGroupBytes = 8 << 20
+
+    /// The next group: what is queued, up to `maxGroupBytes`; nil once closed and drained.
+    /// Sleeps while there is nothing to do.
     fileprivate func takePending() -> [Pending]? {
         while true {
             let taken = mailbox.withLock { m -> [Pending]?? in
-                if !m.queue.isEmpty {
-                    defer { m.queue.removeAll(keepingCapacity: true) }
+                if m.queue.isEmpty {
+                    if m.closed { return .some(nil) }
+                    m.writerSleeping = true
+                    return nil
+                }
+                var count = 0, bytes = 0
+                while count < m.queue.count, count == 0 || bytes + m.queue[count].batch.estimatedLineBytes <= Self.maxGroupBytes {
+                    bytes += m.queue[count].batch.estimatedLineBytes
+                    count += 1
+                }
+                if count == m.queue.count {
+                    defer { m.queue = [] }
                     return .some(m.queue)
                 }
-                if m.closed { return .some(nil) }
-                m.writerSleeping = true
-                return nil
+                defer { m.queue.removeFirst(count) }
+                return .some(Array(m.queue[..<count]))
             }
             if let taken { return taken }
             wake.wait()
