@@ -80,7 +80,16 @@ public struct JSONReader {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
             let keyOffset = position
             let key = try parseString()
-            guard keys.insert(key).inserted else { throw Failure(offset: keyOffset, reason: "duplicate key \"\(key)\"") }
+            // Small objects (events are) check by scan; a set only once an object grows, so a
+            // hostile object with many keys stays linear.
+            let duplicate: Bool
+            if members.count < 16 {
+                duplicate = members.contains { $0.key == key }
+            } else {
+                if keys.isEmpty { keys = Set(members.map(\.key)) }
+                duplicate = !keys.insert(key).inserted
+            }
+            guard !duplicate else { throw Failure(offset: keyOffset, reason: "duplicate key \"\(key)\"") }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
             position += 1

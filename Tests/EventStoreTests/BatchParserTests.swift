@@ -84,6 +84,13 @@ import Testing
             #expect(throws: JSONReader.Failure.self, "\(bad)") { try JSONReader.parse(bytes(bad)) }
         }
         #expect(throws: JSONReader.Failure.self) { try JSONReader.parse([0x22, 0xFF, 0x22]) }
+        let many = (0..<40).map { #""k\#($0)":1"# }
+        #expect(throws: JSONReader.Failure(offset: 311, reason: #"duplicate key "k3""#)) {
+            try JSONReader.parse(bytes("{" + (many + [#""k3":2"#]).joined(separator: ",") + "}"))
+        }
+        #expect(throws: JSONReader.Failure(offset: 36, reason: #"duplicate key "k3""#)) {
+            try JSONReader.parse(bytes("{" + (many.prefix(5) + [#""k3":2"#]).joined(separator: ",") + "}"))
+        }
         let node = try? JSONReader.parse(bytes(#" {"a":[1,-0.5e+2,true,false,null,"\u00e9\ud83d\ude00\n\"/"]} "#))
         guard case .object(let m)? = node?.value, case .array(let a) = m[0].node.value else { Issue.record("not parsed"); return }
         #expect(a.count == 6)
