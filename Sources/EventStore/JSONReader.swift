@@ -1,0 +1,242 @@
+/// A strict RFC 8259 reader over raw bytes: UTF-8 only, no BOM, no trailing commas, no comments,
+/// no leading zeros, no raw control characters in strings, no lone surrogates, no trailing data.
+/// Duplicate keys in an object are rejected: the stored line must be unambiguous for every reader.
+/// Nesting deeper than `maxDepth` is rejected so a hostile body cannot exhaust the stack.
+public struct JSONReader {
+    public struct Failure: Error, Equatable, Sendable {
+        public let offset: Int
+        public let reason: String
+    }
+
+    public static let maxDepth = 64
+
+    /// Parses exactly one JSON text spanning the whole of `bytes`.
+    public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> JSONNode in
+            var reader = JSONReader(bytes: buffer)
+            reader.skipWhitespace()
+            let node = try reader.parseValue(depth: 0)
+            reader.skipWhitespace()
+            guard reader.position == buffer.count else { throw reader.failure("unexpected data after the JSON value") }
+            return node
+        }
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    private func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
+
+    private mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expect(_ literal: StaticString, _ value: JSONValue) throws(Failure) -> JSONNode {
+        let start = position
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { throw failure("invalid literal") }
+        for i in 0..<count where bytes[position + i] != literal.utf8Start[i] { throw failure("invalid literal") }
+        position += count
+        return JSONNode(value: value, range: start..<position)
+    }
+
+    private mutating func parseValue(depth: Int) throws(Failure) -> JSONNode {
+        guard position < bytes.count else { throw failure("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""):
+            let start = position
+            let s = try parseString()
+            return JSONNode(value: .string(s), range: start..<position)
+        case UInt8(ascii: "t"): return try expect("true", .bool(true))
+        case UInt8(ascii: "f"): return try expect("false", .bool(false))
+        case UInt8(ascii: "n"): return try expect("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw failure("unexpected character")
+        }
+    }
+
+    private mutating func parseObject(depth: Int) throws(Failure) -> JSONNode {
+        guard depth <= Self.maxDepth else { throw failure("nesting deeper than \(Self.maxDepth)") }
+        let start = position
+        position += 1
+        var members: [(key: String, node: JSONNode)] = []
+        var keys = Set<String>()
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return JSONNode(value: .object(members), range: start..<position)
+        }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+            let keyOffset = position
+            let key = try parseString()
+            // Small objects (events are) check by scan; a set only once an object grows, so a
+            // hostile object with many keys stays linear.
+            let duplicate: Bool
+            if members.count < 16 {
+                duplicate = members.contains { $0.key == key }
+            } else {
+                if keys.isEmpty { keys = Set(members.map(\.key)) }
+                duplicate = !keys.insert(key).inserted
+            }
+            guard !duplicate else { throw Failure(offset: keyOffset, reason: "duplicate key \"\(key)\"") }
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            position += 1
+            skipWhitespace()
+            members.append((key, try parseValue(depth: depth)))
+            skipWhitespace()
+            guard position < bytes.count else { throw failure("unexpected end of input") }
+            switch bytes[position] {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                return JSONNode(value: .object(members), range: start..<position)
+            default: throw failure("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray(depth: Int) throws(Failure) -> JSONNode {
+        guard depth <= Self.maxDepth else { throw failure("nesting deeper than \(Self.maxDepth)") }
+        let start = position
+        position += 1
+        var elements: [JSONNode] = []
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return JSONNode(value: .array(elements), range: start..<position)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard position < bytes.count else { throw failure("unexpected end of input") }
+            switch bytes[position] {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                return JSONNode(value: .array(elements), range: start..<position)
+            default: throw failure("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws(Failure) -> JSONNode {
+        let start = position
+        func digits(_ r: inout JSONReader) -> Int {
+            let s = r.position
+            while r.position < r.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(r.bytes[r.position]) { r.position += 1 }
+            return r.position - s
+        }
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < bytes.count else { throw failure("invalid number") }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else if digits(&self) == 0 {
+            throw failure("invalid number")
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digits(&self) > 0 else { throw failure("invalid number") }
+        }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits(&self) > 0 else { throw failure("invalid number") }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        // The grammar above guarantees Double can read it; overflow gives ±inf, which callers reject where finiteness matters.
+        guard let d = Double(text) else { throw failure("invalid number") }
+        return JSONNode(value: .number(d), range: start..<position)
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt32 {
+        guard bytes.count - position >= 4 else { throw failure("invalid \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[position]
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
+            default: throw failure("invalid \\u escape")
+            }
+            v = v << 4 | UInt32(d)
+            position += 1
+        }
+        return v
+    }
+
+    private mutating func parseString() throws(Failure) -> String {
+        position += 1 // opening quote
+        let start = position
+        // Fast path: no escapes, so the bytes are the string (after UTF-8 validation).
+        while position < bytes.count {
+            let c = bytes[position]
+            if c == UInt8(ascii: "\"") {
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                guard let s = String(validating: raw, as: UTF8.self) else { throw Failure(offset: start, reason: "invalid UTF-8") }
+                position += 1
+                return s
+            }
+            if c == UInt8(ascii: "\\") { break }
+            guard c >= 0x20 else { throw failure("control character in string") }
+            position += 1
+        }
+        var out = Array(bytes[start..<position])
+        while position < bytes.count {
+            let c = bytes[position]
+            switch c {
+            case UInt8(ascii: "\""):
+                guard let s = String(validating: out, as: UTF8.self) else { throw Failure(offset: start, reason: "invalid UTF-8") }
+                position += 1
+                return s
+            case UInt8(ascii: "\\"):
+                position += 1
+                guard position < bytes.count else { throw failure("unexpected end of input") }
+                let e = bytes[position]
+                position += 1
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard bytes.count - position >= 2, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                            throw failure("lone surrogate")
+                        }
+                        position += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw failure("lone surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw failure("lone surrogate")
+                    }
+                    out.append(contentsOf: String(Unicode.Scalar(scalar)!).utf8)
+                default: throw failure("invalid escape")
+                }
+            default:
+                guard c >= 0x20 else { throw failure("control character in string") }
+                out.append(c)
+                position += 1
+            }
+        }
+        throw failure("unterminated string")
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Start-up work of the owning instance: repair its own segments, seal them, and rebuild the
+/// dedup keys from every segment index inside the window (other instances' too: write-side
+/// dedup across replicas is best effort, SPEC §5).
+enum SegmentRecovery {
+    struct Result {
+        var dedup: DedupIndex
+        var nextNumber: Int
+        var repairedSegments: [String]
+    }
+
+    static func run(layout: SegmentLayout, windowHours: Double, now: Int64) throws(IOFailure) -> Result {
+        var dedup = DedupIndex(windowHours: windowHours)
+        var next = 1
+        var repaired: [String] = []
+        let oldest = now - dedup.windowMillis
+        for day in SegmentLayout.days(in: layout.root) {
+            let dir = layout.dayDirectory(day)
+            let names = Set(POSIX.listDirectory(dir) ?? [])
+            for name in names {
+                if let number = layout.ownSegmentNumber(name) {
+                    next = max(next, number + 1)
+                    if !names.contains(name + ".idx") {
+                        if try seal(path: "\(dir)/\(name)", directory: dir) { repaired.append("\(dir)/\(name)") }
+                    }
+                }
+            }
+            // Segment indexes newer than the window's start (re-listed: sealing just added some).
+            guard let dayStart = Timestamp.parseDay(day), dayStart + 86_400_000 > oldest else { continue }
+            for name in POSIX.listDirectory(dir) ?? [] where name.hasSuffix(".jsonl.idx") {
+                guard let index = SegmentIndexFile.read("\(dir)/\(name)"), index.maxMillis >= oldest else { continue }
+                for key in index.keys { dedup.insert(key, at: index.maxMillis) }
+            }
+        }
+        return Result(dedup: dedup, nextNumber: next, repairedSegments: repaired)
+    }
+
+    /// Truncates a torn final line, then writes the index from a line-by-line scan.
+    /// Returns whether the file had to be truncated.
+    private static func seal(path: String, directory: String) throws(IOFailure) -> Bool {
+        var keys: [DedupKey] = []
+        var seen = Set<DedupKey>()
+        var minMillis = Int64.max, maxMillis = Int64.min
+        let complete: Int
+        do {
+            complete = try SegmentReader(path: path).forEachLine { line in
+                if let event = StoredEvent(line: line), let key = event.dedupKey {
+                    if seen.insert(key).inserted { keys.append(key) }
+                    if let t = event.receivedAt.flatMap(Timestamp.parseMillis) {
+                        minMillis = min(minMillis, t)
+                        maxMillis = max(maxMillis, t)
+                    }
+                }
+                return true
+            }
+        } catch let failure as IOFailure {
+            throw failure
+        } catch {
+            throw IOFailure(path: path, operation: "read", code: EIO)
+        }
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw IOFailure(path: path, operation: "stat", code: errno) }
+        let torn = Int(st.st_size) > complete
+        if torn {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw IOFailure(path: path, operation: "open", code: errno) }
+            defer { close(fd) }
+            guard ftruncate(fd, off_t(complete)) == 0, fsync(fd) == 0 else {
+                throw IOFailure(path: path, operation: "truncate", code: errno)
+            }
+        }
+        if keys.isEmpty { minMillis = 0; maxMillis = 0 }
+        let index = SegmentIndexFile(keys: keys, minMillis: minMillis, maxMillis: maxMillis)
+        try POSIX.writeAtomically(index.encoded(), to: path + ".idx", directory: directory)
+        return torn
+    }
+}

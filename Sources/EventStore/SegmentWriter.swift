@@ -1,0 +1,96 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The open segment and its rotation, confined to the writer thread. Appends are all-or-nothing:
+/// after a failed write or fdatasync the file is cut back to its last committed offset and
+/// abandoned (the page cache may hold data the disk never got: a later fsync success would lie),
+/// and the next append opens a new segment.
+final class SegmentWriter {
+    private struct Open {
+        let fd: Int32
+        let path: String
+        let day: String
+        var committed: Int
+        var keys: [DedupKey]
+        var minMillis: Int64
+        var maxMillis: Int64
+    }
+
+    let layout: SegmentLayout
+    let maxBytes: Int
+    let io: FileIO
+    private var nextNumber: Int
+    private var current: Open?
+
+    init(layout: SegmentLayout, maxBytes: Int, io: FileIO, nextNumber: Int) {
+        self.layout = layout
+        self.maxBytes = maxBytes
+        self.io = io
+        self.nextNumber = nextNumber
+    }
+
+    /// Appends `bytes` (whole lines of the batches `keys`) durably; returns the fdatasync duration.
+    func append(_ bytes: [UInt8], keys: [DedupKey], now: Int64) throws(IOFailure) -> Double {
+        let day = Timestamp.day(ms: now)
+        if let open = current, open.committed > 0, open.day != day || open.committed + bytes.count > maxBytes {
+            seal()
+        }
+        if current == nil { current = try openSegment(day: day) }
+        let segment = current!
+        let writeError = bytes.withUnsafeBytes { POSIX.writeAll(segment.fd, $0, io: io) }
+        if let e = writeError { abandon(); throw IOFailure(path: segment.path, operation: "write", code: e) }
+        let started = POSIX.monotonicSeconds()
+        guard io.fdatasync(segment.fd) == 0 else {
+            let e = errno
+            abandon()
+            throw IOFailure(path: segment.path, operation: "fdatasync", code: e)
+        }
+        let elapsed = POSIX.monotonicSeconds() - started
+        current!.committed += bytes.count
+        current!.keys.append(contentsOf: keys)
+        current!.minMillis = min(current!.minMillis, now)
+        current!.maxMillis = max(current!.maxMillis, now)
+        return elapsed
+    }
+
+    /// Closes the open segment and writes its index. A failed index is harmless: start-up
+    /// scans any own segment that has none.
+    func seal() {
+        guard let open = current else { return }
+        current = nil
+        close(open.fd)
+        guard open.committed > 0 else { unlink(open.path); return }
+        let index = SegmentIndexFile(keys: open.keys, minMillis: open.minMillis, maxMillis: open.maxMillis)
+        try? POSIX.writeAtomically(index.encoded(), to: open.path + ".idx", directory: layout.dayDirectory(open.day))
+    }
+
+    private func abandon() {
+        guard let open = current else { return }
+        // Best effort: if even this fails, start-up repair only trusts whole lines, and a torn tail is cut there.
+        _ = ftruncate(open.fd, off_t(open.committed))
+        seal()
+    }
+
+    private func openSegment(day: String) throws(IOFailure) -> Open {
+        let dir = layout.dayDirectory(day)
+        if try POSIX.makeDirectories(dir) { try POSIX.fsyncDirectory(layout.root) }
+        while true {
+            let path = layout.segmentPath(day: day, number: nextNumber)
+            nextNumber += 1
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o644)
+            if fd < 0 {
+                if errno == EEXIST { continue }
+                throw IOFailure(path: path, operation: "create", code: errno)
+            }
+            do {
+                try POSIX.fsyncDirectory(dir)
+            } catch {
+                close(fd)
+                unlink(path)
+                throw error
+            }
+            return Open(fd: fd, path: path, day: day, committed: 0, keys: [], minMillis: .max, maxMillis: .min)
+        }
+    }
+}

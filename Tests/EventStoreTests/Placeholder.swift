@@ -1,1 +1,0 @@
-// Tests for EventStore (filled in with the module).
