@@ -1,5 +1,6 @@
 import HTTPServer
 import Logging
+import EventStore
 import ModelCatalog
 import HTTPWire
 import Synchronization
@@ -62,6 +63,21 @@ public enum ModeldApp {
             accessLog = nil
         }
 
+        let events: EventStore
+        do {
+            var eventConfig = EventStoreConfig(directory: config.dataDir + "/events", instance: config.instanceID)
+            eventConfig.dedupWindowHours = Double(config.dedupWindowHours)
+            eventConfig.fsyncObserver = { seconds in metrics.recordEventCommit(fsyncNanoseconds: Int(seconds * 1e9)) }
+            events = try EventStore(config: eventConfig)
+        } catch .instanceLocked(let path) {
+            throw StartupFailure(message: "instance_id \(config.instanceID) is already running (\(path) is locked)", exitCode: 2)
+        } catch {
+            throw StartupFailure(message: error.description)
+        }
+        if !events.repairedSegments.isEmpty {
+            log.notice("repaired torn event segments: \(events.repairedSegments.joined(separator: ", "))")
+        }
+
         let holder = CatalogHolder()
         let router = RouterBox()
         let server = HTTPServer(
@@ -106,11 +122,13 @@ public enum ModeldApp {
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
 
+        let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds)
         router.install(Router(
-            latest: LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds),
+            latest: latest,
             models: ModelFileResponder(catalog: holder),
             admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
                                   instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes),
+            events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
             operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining })))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host
@@ -127,6 +145,7 @@ public enum ModeldApp {
                 server.stop(after: Double(config.drainSeconds))
                 collector.stop()
                 watcher.stop()
+                events.close()
                 accessLog?.close()
                 log.info("stopped")
                 return 0

@@ -6,15 +6,21 @@ struct Router: HTTPHandler {
     let latest: LatestResponder
     let models: ModelFileResponder
     let admin: AdminResponder
+    let events: EventsResponder
     let operations: OperationsResponder
 
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         let path = head.path
         if path == "/latest" || path == "/latest_model_details.json" {
-            guard head.method == "GET" || head.method == "HEAD" else {
-                return .respond(notAllowed("GET, HEAD", .latest))
+            switch head.method {
+            case "GET", "HEAD": return .respond(latest.respond(head))
+            case "POST": return events.handle(head, exchange, withUpdateCheck: true)
+            default: return .respond(notAllowed("GET, HEAD, POST", .latest))
             }
-            return .respond(latest.respond(head))
+        }
+        if path == "/events" {
+            guard head.method == "POST" else { return .respond(notAllowed("POST", .events)) }
+            return events.handle(head, exchange, withUpdateCheck: false)
         }
         if path.hasPrefix(ModelFileResponder.prefix) {
             return .respond(models.respond(head))

@@ -9,7 +9,7 @@ struct Modelctl: ParsableCommand {
             PublishCommand.self, AdminListCommand.self, AdminShowCommand.self, AdminRolloutCommand.self,
             AdminPauseCommand.self, AdminResumeCommand.self, AdminRetireCommand.self,
             LatestCommand.self, HealthCommand.self,
-            CostCommand.self, EventsCommand.self,
+            CostCommand.self, Events.self,
         ]
     )
 }

@@ -1,0 +1,122 @@
+import EventStore
+import HTTPServer
+import HTTPWire
+import ModelCatalog
+
+/// `POST /latest` (update check + outcome events) and `POST /events` (SPEC §4.2). Everything
+/// decidable from the head (media type, encoding, sdk) is answered before the body is read; the
+/// body is collected within `max_event_body_bytes`, inflated within `max_event_inflated_bytes`,
+/// validated whole, and the response waits for the group commit that made it durable.
+struct EventsResponder: Sendable {
+    let store: EventStore
+    let latest: LatestResponder
+    let metrics: Metrics
+    let limits: Configuration.Limits
+
+    private enum Encoding { case identity, gzip }
+
+    func handle(_ head: RequestHead, _ exchange: Exchange, withUpdateCheck: Bool) -> HeadDecision {
+        let route: MetricsRoute = withUpdateCheck ? .latest : .events
+        var label = RequestLabel(route: route)
+        func reject(_ status: Int, _ code: String, _ message: String) -> HeadDecision {
+            .respond(Response.error(status, code, message).labelled(label))
+        }
+        guard Self.isJSON(head.headers["Content-Type"]) else {
+            return reject(415, "unsupported_media_type", "Content-Type must be application/json")
+        }
+        let encoding: Encoding
+        switch head.headers["Content-Encoding"]?.lowercased() {
+        case nil, "identity": encoding = .identity
+        case "gzip", "x-gzip": encoding = .gzip
+        default: return reject(415, "unsupported_media_type", "Content-Encoding must be gzip or identity")
+        }
+        // The update check's query, validated before a byte of the body is read or stored.
+        var query: LatestResponder.Query?
+        let sdkText = head.queryItem("sdk")
+        if withUpdateCheck || sdkText != nil {
+            switch LatestResponder.Query.parse(head) {
+            case .failure(let e): return .respond(Response.error(e).labelled(label))
+            case .success(let q): query = q
+            }
+        }
+        label.sdk = sdkText
+        let finalLabel = label, checkedQuery = query
+        exchange.setBodyHandler { body, _ in
+            let response = self.accept(body, encoding: encoding, query: checkedQuery, withUpdateCheck: withUpdateCheck,
+                                       exchange: exchange, label: finalLabel)
+            if let response { exchange.complete(response.labelled(finalLabel)) }
+        }
+        return .collectBody(limit: limits.maxEventBodyBytes)
+    }
+
+    /// Validates and submits; returns an immediate error response, or nil when the commit will answer.
+    private func accept(_ raw: [UInt8], encoding: Encoding, query: LatestResponder.Query?, withUpdateCheck: Bool,
+                        exchange: Exchange, label: RequestLabel) -> Response? {
+        var body = raw
+        if encoding == .gzip {
+            do throws(GzipError) {
+                body = try Gzip.inflate(raw, limit: limits.maxEventInflatedBytes)
+            } catch .tooLarge {
+                return Response.error(413, "body_too_large", "inflated body exceeds \(limits.maxEventInflatedBytes) bytes")
+            } catch {
+                return Response.error(400, "invalid_gzip", "the body is not valid gzip")
+            }
+        }
+        let batch: EventBatch
+        do throws(EventBatchError) {
+            batch = try BatchParser.parse(body, queryClientID: query?.clientID, maxEventsPerBatch: limits.maxEventsPerBatch)
+        } catch {
+            store.noteRejected(events: error.eventCount)
+            metrics.recordEvents(rejected: error.eventCount)
+            return Response.error(error.status, error.code, error.message)
+        }
+        metrics.recordEventBatch()
+        store.submit(batch, sdk: query?.sdkText) { result in
+            let events: [UInt8]
+            switch result {
+            case .accepted(let n):
+                metrics.recordEvents(accepted: n)
+                events = Array(#"{"accepted":\#(n),"duplicate":false}"#.utf8)
+            case .duplicate:
+                metrics.recordEvents(duplicate: batch.eventCount)
+                events = Array(#"{"accepted":0,"duplicate":true}"#.utf8)
+            case .unavailable(let why):
+                var r = Response.error(503, "unavailable", "events not stored: \(why)")
+                r.headers.append("Retry-After", "5")
+                exchange.complete(r.labelled(label))
+                return
+            }
+            exchange.complete(respond(events: events, query: query, clientID: batch.clientID,
+                                      withUpdateCheck: withUpdateCheck).labelled(label))
+        }
+        return nil
+    }
+
+    /// `{"accepted":…}` alone, or the §4.1 document (or the 404 no_model error) with `"events"` spliced in.
+    private func respond(events: [UInt8], query: LatestResponder.Query?, clientID: String?, withUpdateCheck: Bool) -> Response {
+        let headers: HTTPFields = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+        guard withUpdateCheck, var q = query else { return Response(headers: headers, body: events) }
+        q.clientID = clientID ?? q.clientID
+        if let (document, _) = latest.answer(q) {
+            return Response(headers: headers, body: Self.splice(document.identity, events: events))
+        }
+        let error = ErrorBody.json(code: "no_model", message: "no release for sdk \(q.sdkText) on channel \(q.channel)")
+        return Response(status: 404, headers: headers, body: Self.splice(error, events: events))
+    }
+
+    /// Appends `,"events":<events>` before the object's closing brace.
+    static func splice(_ object: [UInt8], events: [UInt8]) -> [UInt8] {
+        var out = object
+        let close = out.lastIndex(of: UInt8(ascii: "}"))!
+        out.removeSubrange(close...)
+        out += Array(#","events":"#.utf8) + events + [UInt8(ascii: "}")]
+        return out
+    }
+
+    /// `application/json`, optionally with parameters (`; charset=utf-8`).
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";", maxSplits: 1)[0].filter { $0 != " " && $0 != "\t" }
+        return type.lowercased() == "application/json"
+    }
+}
