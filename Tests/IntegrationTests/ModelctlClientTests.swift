@@ -125,7 +125,10 @@ import Testing
         let viaDefaultFile = try modelctl(["list", "--server", server.url], directory: scratch)
         for result in [viaFile, viaEnvironment, viaDefaultFile] { #expect(result.status == 0, "\(result.stderr)") }
 
-        let none = try modelctl(["list", "--server", server.url])
+        // From a directory without data/admin.token, so the default file cannot be found.
+        let elsewhere = scratch.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let none = try modelctl(["list", "--server", server.url], directory: elsewhere)
         #expect(none.status == 1)
         #expect(none.stderr.hasPrefix("modelctl: no admin token"))
     }
