@@ -8,7 +8,7 @@ struct Modelctl: ParsableCommand {
         subcommands: [ // each command group adds itself here
             PublishCommand.self, AdminListCommand.self, AdminShowCommand.self, AdminRolloutCommand.self,
             AdminPauseCommand.self, AdminResumeCommand.self, AdminRetireCommand.self,
-            LatestCommand.self, HealthCommand.self,
+            LatestCommand.self, HealthCommand.self, VerifyCommand.self,
         ]
     )
 }
