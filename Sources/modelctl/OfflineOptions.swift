@@ -43,9 +43,10 @@ struct OfflineOptions: ParsableArguments {
     /// read is an error rather than a silent default: the URL lands in latest_model_details.json.
     func resolvedPublicBaseURL() throws(CLIFailure) -> String {
         if let publicBaseUrl { return publicBaseUrl }
-        guard let data = FileManager.default.contents(atPath: Self.configFile) else { return Self.defaultPublicBaseURL }
+        guard FileManager.default.fileExists(atPath: Self.configFile) else { return Self.defaultPublicBaseURL }
         struct Config: Decodable { let public_base_url: String? }
-        guard let config = try? JSONDecoder().decode(Config.self, from: data) else {
+        guard let data = FileManager.default.contents(atPath: Self.configFile),
+              let config = try? JSONDecoder().decode(Config.self, from: data) else {
             throw CLIFailure("cannot read public_base_url from \(Self.configFile); pass --public-base-url")
         }
         guard let url = config.public_base_url else { return Self.defaultPublicBaseURL }

@@ -101,6 +101,13 @@ import Testing
 
         let flagged = try publish(file, ["--public-base-url", "https://other.example"])
         #expect((flagged["url"] as? String)?.hasPrefix("https://other.example/models/") == true, "the flag beats the config")
+
+        // A config that cannot be read is an error, not a silent default (the URL is published).
+        try Data("{".utf8).write(to: config.appendingPathComponent("modeld.json"))
+        let broken = try modelctl(["publish", file.path, "--sdk-min", "1", "--models-dir", models.path])
+        #expect(broken.status == 1)
+        #expect(broken.stderr == "modelctl: cannot read public_base_url from config/modeld.json; pass --public-base-url\n")
+        #expect(try releases().count == 2)
     }
 
     @Test func publish_keepsGivenID_andRefusesItsReuse_SPEC7_1() throws {
@@ -201,7 +208,7 @@ import Testing
             }
             if !grown { usleep(2_000) }
         }
-        kill(process.processIdentifier, SIGKILL)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         #expect(exited.wait(timeout: .now() + 10) == .success)
         try #require(grown, "the upload temp never grew (exit status \(process.terminationStatus))")
         #expect(process.terminationReason == .uncaughtSignal, "killed before it finished")
