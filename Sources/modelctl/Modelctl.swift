@@ -5,11 +5,19 @@ struct Modelctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "modelctl",
         abstract: "Operate modeld: publish models, steer rollouts, read events, estimate egress cost.",
-        subcommands: [ // each command group adds itself here
-            PublishCommand.self, AdminListCommand.self, AdminShowCommand.self, AdminRolloutCommand.self,
-            AdminPauseCommand.self, AdminResumeCommand.self, AdminRetireCommand.self,
-            LatestCommand.self, HealthCommand.self,
-            CostCommand.self, Events.self,
+        subcommands: [ // one line per command group
+            PublishCommand.self,
+            AdminListCommand.self,
+            AdminShowCommand.self,
+            AdminRolloutCommand.self,
+            AdminPauseCommand.self,
+            AdminResumeCommand.self,
+            AdminRetireCommand.self,
+            LatestCommand.self,
+            HealthCommand.self,
+            VerifyCommand.self,
+            CostCommand.self,
+            Events.self,
         ]
     )
 }

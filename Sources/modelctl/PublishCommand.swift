@@ -6,7 +6,9 @@ struct PublishCommand: ParsableCommand {
         commandName: "publish",
         abstract: "Publish a model file as a new release.",
         discussion: "The file is streamed once (chunked) with its SHA-256 as the trailer X-Model-SHA256. "
-            + "The release's ext is everything after the first dot of the file name.")
+            + "The release's ext is everything after the first dot of the file name. "
+            + "With --models-dir it is published into that directory without a server, "
+            + "through the server's own publish path (same lock, same atomic writes).")
 
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The model file.") var file: String
@@ -17,7 +19,7 @@ struct PublishCommand: ParsableCommand {
     @Option(help: "Free-text label, at most 200 characters.") var label: String?
     @Option(help: "Content-Type the file is served with (default from the extension).") var contentType: String?
     @Option(help: "Keep this existing release UUID (imports keep their URLs).") var id: String?
-    @Option(help: "Publish into this models directory without a server.") var modelsDir: String?
+    @OptionGroup var offline: OfflineOptions
 
     func validate() throws {
         let low = try AdminValidation.sdkVersion(sdkMin, option: "--sdk-min")
@@ -43,11 +45,9 @@ struct PublishCommand: ParsableCommand {
         }
     }
 
-    /// The seam for `--models-dir`: an offline Publisher over ModelCatalog goes here.
+    /// `--models-dir` publishes through ModelCatalog; otherwise to the server.
     private func publisher() throws(CLIFailure) -> any Publisher {
-        if let modelsDir {
-            throw CLIFailure("--models-dir \(modelsDir): offline publishing is not available in this build yet (needs ModelCatalog)")
-        }
+        if let offline = try offline.publisher() { return offline }
         return try global.adminAPI()
     }
 }

@@ -39,6 +39,9 @@ final class PublishFileSource: UploadSource {
         return count
     }
 
+    /// Lowercase hex SHA-256 of everything read, once a read has returned 0 (end of file).
+    var sha256Hex: String? { digestHex }
+
     func trailerFields() -> [String] {
         digestHex.map { ["X-Model-SHA256: \($0)"] } ?? []
     }

@@ -12,9 +12,8 @@ struct PublishRequest {
     let id: String?
 }
 
-/// Where a publish lands. `AdminAPI` streams the file to a server (`POST /admin/models`); an
-/// offline publisher writing into a models directory through ModelCatalog (`--models-dir`) is
-/// the other conformer, wired in once that library exists.
+/// Where a publish lands. `AdminAPI` streams the file to a server (`POST /admin/models`);
+/// `OfflinePublisher` writes into a models directory through ModelCatalog (`--models-dir`).
 protocol Publisher {
     /// Publishes and returns the new release as JSON, as the server's 201 body (with `url`).
     func publish(_ request: PublishRequest) throws(CLIFailure) -> [UInt8]

@@ -1,0 +1,46 @@
+import ModelCatalog
+
+/// `publish --models-dir DIR` (SPEC §7.1, §9): the server's own publish path, without a server.
+/// `CatalogStore.publishFile` streams the file through UploadWriter into
+/// `DIR/.tmp/<instance>-<16 hex>`, fsyncs, then under the publish lock re-reads the catalog,
+/// renames to `<id>.<ext>` and writes catalog.json and latest_model_details.json atomically.
+/// Servers sharing DIR pick the release up through their catalog watcher.
+struct OfflinePublisher: Publisher {
+    let store: CatalogStore
+    /// Names the temp upload; a server's start-up cleanup removes only its own instance's temps.
+    let instance: String
+
+    func publish(_ request: PublishRequest) throws(CLIFailure) -> [UInt8] {
+        // Opened first only for the online command's exact "cannot read FILE" / "not a regular
+        // file" failures, before anything is written into DIR.
+        _ = try PublishFileSource(path: request.file)
+        do throws(CatalogError) {
+            // Fail fast before copying a possibly huge import; the check that counts is the one
+            // under the lock.
+            if let id = request.id, try store.load().release(id: id) != nil {
+                throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
+            }
+            let release = try store.publishFile(path: request.file, request.catalogRequest(), instance: instance)
+            return release.adminJSON(publicBaseURL: store.publicBaseURL)
+        } catch {
+            throw CLIFailure(error)
+        }
+    }
+}
+
+extension PublishRequest {
+    /// The catalog's request, validated again by the catalog itself (the same rules the server applies).
+    func catalogRequest() throws(CatalogError) -> ModelCatalog.PublishRequest {
+        try ModelCatalog.PublishRequest(
+            sdkMin: sdkMin, sdkMax: sdkMax, channel: channel, rolloutPercent: rolloutPercent,
+            label: label, ext: ext, contentType: contentType, id: id)
+    }
+}
+
+extension CLIFailure {
+    /// Worded as the server's answer would be (`409 id_in_use: id: release id … is already in
+    /// the catalog`), so scripts see the same failure online and offline.
+    init(_ error: CatalogError) {
+        self.init("\(error.httpStatus) \(error.description)")
+    }
+}
