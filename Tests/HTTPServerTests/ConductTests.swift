@@ -5,7 +5,8 @@ import HTTPWire
 import Testing
 
 /// SPEC §10 on real sockets: rejections, keep-alive, pipelining, HTTP/1.0, 100-continue, bodies.
-@Suite(.serialized) struct ConductTests {
+extension ServerSuites {
+@Suite struct ConductTests {
     static let rejections: [(String, String, Int, String)] = [
         ("CL and TE", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc", 400, "bad_request"),
         ("differing CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400, "bad_request"),
@@ -219,4 +220,5 @@ import Testing
             #expect(try c.readResponse().text == "abc")  // nothing stray between the responses
         }
     }
+}
 }

@@ -4,7 +4,8 @@ import HTTPWire
 import Testing
 
 /// Large files, vanished clients, descriptor hygiene, limits, timeouts and drain.
-@Suite(.serialized) struct LifecycleTests {
+extension ServerSuites {
+@Suite struct LifecycleTests {
     static let gib: Int64 = 1 << 30
     static let bigSize: Int64 = 4 * gib + (1 << 20)
     /// Known bytes written at the interesting offsets of the sparse file: just before and after
@@ -183,4 +184,5 @@ import Testing
         #expect(c.isClosedByPeer())
         #expect(throws: (any Error).self) { try RawClient(port: port) }
     }
+}
 }
