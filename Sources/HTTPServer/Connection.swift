@@ -13,6 +13,8 @@ final class Connection {
     /// Lingering close after an early final response: how long and how much we keep discarding.
     static let lingerNanos: Int64 = 2_000_000_000
     static let lingerBytes = 1 << 20
+    /// Reads one connection may do per loop turn before the others get their go.
+    static let readsPerTurn = 16
 
     let fd: Int32
     let peer: String
@@ -69,15 +71,21 @@ final class Connection {
 
     /// Does everything possible now: consume buffered input, read more while wanted, flush.
     func drive() {
+        var reads = 0
         while phase != .closed {
             consumeInput()
             if phase == .closed { return }
-            if wantsInput && readable {
+            if wantsInput && readable && reads < Self.readsPerTurn {
+                reads += 1
                 if readMore() { continue }
                 if phase == .closed { return }
             }
             flush()
             if phase == .closed || !out.isEmpty { return }
+            if reads == Self.readsPerTurn && wantsInput && readable {
+                loop.scheduleTurn(self)  // a fast sender must not starve the loop's other connections
+                return
+            }
             guard heldBack || (wantsInput && readable) else { return }
             heldBack = false
         }
@@ -372,7 +380,7 @@ final class Connection {
                 return
             }
         }
-        if closeWhenFlushed {
+        if closeWhenFlushed && current == nil {  // an exchange still owed its response keeps the socket
             closeWhenFlushed = false
             if lingerWhenFlushed { startLingering() } else { close() }
         }

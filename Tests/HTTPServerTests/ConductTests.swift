@@ -179,6 +179,21 @@ extension ServerSuites {
         }
     }
 
+    @Test func server_answersDeferredRequestAfterClientHalfClose() throws {
+        try withServer(route: { _, exchange in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+                exchange.complete(Response(status: 200, body: Array("late".utf8)))
+            }
+            return .deferred
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            shutdown(c.fd, Int32(SHUT_WR))
+            #expect(try c.readResponse().text == "late")
+            #expect(c.isClosedByPeer())
+        }
+    }
+
     @Test func server_streamsBodyWithPauseAndResume() throws {
         final class CountingSink: BodySink {
             let exchange: Exchange
