@@ -54,12 +54,18 @@ final class Connection {
         input = [UInt8](repeating: 0, count: Self.initialBuffer)
         parser = RequestParser(maxHeaderBytes: loop.config.maxHeaderBytes)
         readDeadline = loop.now + loop.headerTimeout
+        openedAt = loop.now
     }
 
-    /// Idle between requests with nothing owed: safe to close during drain. A fresh connection
-    /// does not count (it may be a health check that should still see the 503).
-    var isIdle: Bool { hasServed && phase == .head && current == nil && inStart == inEnd && out.isEmpty }
+    /// Nothing owed and nothing half-received: safe to close during drain. A fresh connection
+    /// gets a second to send its first request (it may be a health check that should see the 503).
+    func isIdle(now: Int64) -> Bool {
+        phase == .head && current == nil && inStart == inEnd && out.isEmpty
+            && (hasServed || now - openedAt >= Self.drainGraceNanos)
+    }
+    static let drainGraceNanos: Int64 = 1_000_000_000
     private var hasServed = false
+    private let openedAt: Int64
 
     // MARK: events
 

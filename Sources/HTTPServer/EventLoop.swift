@@ -164,7 +164,7 @@ final class EventLoop: @unchecked Sendable {
     private func sweep() {
         nextSweep = now + 1_000_000_000
         let draining = shared.isDraining
-        for case let c? in connections where now >= c.readDeadline || now >= c.writeDeadline || (draining && c.isIdle) {
+        for case let c? in connections where now >= c.readDeadline || now >= c.writeDeadline || (draining && c.isIdle(now: now)) {
             c.timeOut()
         }
     }

@@ -151,7 +151,10 @@ extension ServerSuites {
     }
 
     @Test func server_drainClosesIdleAndAnnouncesClose_SPEC8() throws {
-        try withServer(route: { _, _ in ok() }) { server, port in
+        var config = ServerConfiguration()
+        config.headerTimeout = 60  // a silent connection must be closed by the drain, not by this
+        try withServer(config, route: { _, _ in ok() }) { server, port in
+            let silent = try RawClient(port: port)
             let idle = try RawClient(port: port)
             try idle.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try idle.readResponse().headers["Connection"] == nil)
@@ -163,6 +166,7 @@ extension ServerSuites {
             #expect(r.status == 200 && r.headers["Connection"] == "close")
             #expect(active.isClosedByPeer())
             #expect(idle.isClosedByPeer())
+            #expect(silent.isClosedByPeer())
             #expect(eventually { server.openConnections == 0 })
         }
     }
