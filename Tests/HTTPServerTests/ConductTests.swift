@@ -222,6 +222,25 @@ extension ServerSuites {
         }
     }
 
+    @Test func server_sendsLargeMemoryBodiesByReferenceInOrder() throws {
+        let big = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let observer = RecordingObserver()
+        try withServer(observer: observer, route: { head, _ in
+            head.path == "/big"
+                ? .respond(Response(status: 200, parts: [.bytes(Array(big[0..<100_000])), .bytes(Array("-".utf8)), .bytes(Array(big[100_000...]))]))
+                : ok(head.path)
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /big HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try c.readResponse().text == "/a")
+            let r = try c.readResponse()
+            #expect(r.body == Array(big[0..<100_000]) + Array("-".utf8) + Array(big[100_000...]))
+            #expect(try c.readResponse().text == "/b")
+            #expect(eventually { observer.all.count == 3 })
+            #expect(observer.all[1].bytesSent == 200_001)
+        }
+    }
+
     @Test func server_headAnd304CarryNoBody() throws {
         try withServer(route: { head, _ in
             head.path == "/304" ? .respond(Response(status: 304, headers: ["ETag": "\"x\""], body: Array("ignored".utf8))) : ok("abc")
