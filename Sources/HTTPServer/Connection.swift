@@ -201,13 +201,14 @@ final class Connection {
         case .respond(let response):
             send(response, for: exchange)
         case .deferred:
-            if current === exchange { phase = .awaitingResponse }
+            phase = .awaitingResponse
         case .collectBody(let limit):
             if case .length(let n) = head.body, n > Int64(limit) {
-                send(.error(413, "body_too_large", "request body larger than \(limit) bytes"), for: exchange)
+                send(.error(.bodyTooLarge("request body larger than \(limit) bytes")), for: exchange)
                 return
             }
             collected = []
+            if case .length(let n) = head.body { collected!.reserveCapacity(Int(n)) }
             collectLimit = limit
             startBody(head)
         case .streamBody(let s):
@@ -261,7 +262,7 @@ final class Connection {
     private func deliver(_ range: Range<Int>) {
         if collected != nil {
             guard collected!.count + range.count <= collectLimit else {
-                bodyFailed(HTTPError.bodyTooLarge("request body larger than \(collectLimit) bytes"))
+                bodyFailed(.bodyTooLarge("request body larger than \(collectLimit) bytes"))
                 return
             }
             input.withUnsafeBytes { collected!.append(contentsOf: $0[range]) }
