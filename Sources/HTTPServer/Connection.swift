@@ -310,14 +310,15 @@ final class Connection {
 
     // MARK: output
 
-    /// A response from the route (or the engine) for `exchange`; nil = a protocol error before
-    /// any exchange existed.
+    /// The route's response, delivered on the loop thread; late or repeated ones are dropped.
     func complete(_ response: Response, for exchange: Exchange) {
         guard exchange === current, !exchange.responded else { return }
         send(response, for: exchange)
         drive()
     }
 
+    /// Queues the response for `exchange` (nil: a protocol error before any exchange existed)
+    /// and decides whether the connection survives it.
     private func send(_ response: Response, for exchange: Exchange?) {
         guard phase != .closed else { return }
         var response = response
@@ -370,16 +371,17 @@ final class Connection {
 
     private func flush() {
         if !out.isEmpty {
+            let before = out.written
             let result = out.write(to: fd, iovecs: loop.iovecs)
+            // The send timeout measures the client's progress, not how often we try.
+            if out.written > before || writeDeadline == .max { writeDeadline = loop.now + loop.bodyTimeout }
             reportFinished()
             switch result {
             case .drained:
                 writeDeadline = .max
             case .wouldBlock:
-                writeDeadline = loop.now + loop.bodyTimeout
                 return
             case .budgetExhausted:
-                writeDeadline = loop.now + loop.bodyTimeout
                 loop.scheduleTurn(self)
                 return
             case .failed:
