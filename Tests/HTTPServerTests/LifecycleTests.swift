@@ -104,6 +104,22 @@ extension ServerSuites {
         }
     }
 
+    @Test func server_closesClientThatStopsReading_SPEC10() throws {
+        let path = try Self.makeSparseFile()
+        defer { unlink(path) }
+        var config = ServerConfiguration()
+        config.bodyTimeout = 1
+        let observer = RecordingObserver()
+        try withServer(config, observer: observer, route: Self.fileRoute(path)) { server, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /whole HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try c.readHead()  // and then read nothing: the socket buffers fill up
+            #expect(eventually { server.openConnections == 0 })
+            let s = try #require(observer.all.first)
+            #expect(s.status == 200 && s.bytesSent > 0 && s.bytesSent < Self.bigSize)
+        }
+    }
+
     @Test func server_leaksNoDescriptorsOver10000Connections_SPEC10() throws {
         try withServer(route: { _, _ in ok() }) { server, port in
             let before = openFDCount()
