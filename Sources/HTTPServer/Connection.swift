@@ -13,6 +13,8 @@ final class Connection {
     /// Lingering close after an early final response: how long and how much we keep discarding.
     static let lingerNanos: Int64 = 2_000_000_000
     static let lingerBytes = 1 << 20
+    /// Reads one connection may do per loop turn before the others get their go.
+    static let readsPerTurn = 16
 
     let fd: Int32
     let peer: String
@@ -52,12 +54,18 @@ final class Connection {
         input = [UInt8](repeating: 0, count: Self.initialBuffer)
         parser = RequestParser(maxHeaderBytes: loop.config.maxHeaderBytes)
         readDeadline = loop.now + loop.headerTimeout
+        openedAt = loop.now
     }
 
-    /// Idle between requests with nothing owed: safe to close during drain. A fresh connection
-    /// does not count (it may be a health check that should still see the 503).
-    var isIdle: Bool { hasServed && phase == .head && current == nil && inStart == inEnd && out.isEmpty }
+    /// Nothing owed and nothing half-received: safe to close during drain. A fresh connection
+    /// gets a second to send its first request (it may be a health check that should see the 503).
+    func isIdle(now: Int64) -> Bool {
+        phase == .head && current == nil && inStart == inEnd && out.isEmpty
+            && (hasServed || now - openedAt >= Self.drainGraceNanos)
+    }
+    static let drainGraceNanos: Int64 = 1_000_000_000
     private var hasServed = false
+    private let openedAt: Int64
 
     // MARK: events
 
@@ -69,15 +77,21 @@ final class Connection {
 
     /// Does everything possible now: consume buffered input, read more while wanted, flush.
     func drive() {
+        var reads = 0
         while phase != .closed {
             consumeInput()
             if phase == .closed { return }
-            if wantsInput && readable {
+            if wantsInput && readable && reads < Self.readsPerTurn {
+                reads += 1
                 if readMore() { continue }
                 if phase == .closed { return }
             }
             flush()
             if phase == .closed || !out.isEmpty { return }
+            if reads == Self.readsPerTurn && wantsInput && readable {
+                loop.scheduleTurn(self)  // a fast sender must not starve the loop's other connections
+                return
+            }
             guard heldBack || (wantsInput && readable) else { return }
             heldBack = false
         }
@@ -187,13 +201,14 @@ final class Connection {
         case .respond(let response):
             send(response, for: exchange)
         case .deferred:
-            if current === exchange { phase = .awaitingResponse }
+            phase = .awaitingResponse
         case .collectBody(let limit):
             if case .length(let n) = head.body, n > Int64(limit) {
-                send(.error(413, "body_too_large", "request body larger than \(limit) bytes"), for: exchange)
+                send(.error(.bodyTooLarge("request body larger than \(limit) bytes")), for: exchange)
                 return
             }
             collected = []
+            if case .length(let n) = head.body { collected!.reserveCapacity(Int(n)) }
             collectLimit = limit
             startBody(head)
         case .streamBody(let s):
@@ -247,7 +262,7 @@ final class Connection {
     private func deliver(_ range: Range<Int>) {
         if collected != nil {
             guard collected!.count + range.count <= collectLimit else {
-                bodyFailed(HTTPError.bodyTooLarge("request body larger than \(collectLimit) bytes"))
+                bodyFailed(.bodyTooLarge("request body larger than \(collectLimit) bytes"))
                 return
             }
             input.withUnsafeBytes { collected!.append(contentsOf: $0[range]) }
@@ -295,14 +310,15 @@ final class Connection {
 
     // MARK: output
 
-    /// A response from the route (or the engine) for `exchange`; nil = a protocol error before
-    /// any exchange existed.
+    /// The route's response, delivered on the loop thread; late or repeated ones are dropped.
     func complete(_ response: Response, for exchange: Exchange) {
         guard exchange === current, !exchange.responded else { return }
         send(response, for: exchange)
         drive()
     }
 
+    /// Queues the response for `exchange` (nil: a protocol error before any exchange existed)
+    /// and decides whether the connection survives it.
     private func send(_ response: Response, for exchange: Exchange?) {
         guard phase != .closed else { return }
         var response = response
@@ -355,16 +371,17 @@ final class Connection {
 
     private func flush() {
         if !out.isEmpty {
+            let before = out.written
             let result = out.write(to: fd, iovecs: loop.iovecs)
+            // The send timeout measures the client's progress, not how often we try.
+            if out.written > before || writeDeadline == .max { writeDeadline = loop.now + loop.bodyTimeout }
             reportFinished()
             switch result {
             case .drained:
                 writeDeadline = .max
             case .wouldBlock:
-                writeDeadline = loop.now + loop.bodyTimeout
                 return
             case .budgetExhausted:
-                writeDeadline = loop.now + loop.bodyTimeout
                 loop.scheduleTurn(self)
                 return
             case .failed:
@@ -372,7 +389,7 @@ final class Connection {
                 return
             }
         }
-        if closeWhenFlushed {
+        if closeWhenFlushed && current == nil {  // an exchange still owed its response keeps the socket
             closeWhenFlushed = false
             if lingerWhenFlushed { startLingering() } else { close() }
         }

@@ -27,6 +27,7 @@ final class EventLoop: @unchecked Sendable {
     private var turns: [Connection] = [], turnBatch: [Connection] = []
     private var nextSweep: Int64 = 0
     private var running = true
+    private var spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
 
     init(listener: Listener, shared: ServerShared) throws(ServerError) {
         self.config = shared.config
@@ -112,7 +113,10 @@ final class EventLoop: @unchecked Sendable {
     /// Takes every pending connection; over `maxConnections` they are closed at once.
     private func acceptAll() {
         for _ in 0..<256 {
-            guard let (fd, peer) = listener.accept() else { return }
+            guard let (fd, peer) = listener.accept() else {
+                if errno == EMFILE || errno == ENFILE { shedOneConnection() }
+                return
+            }
             guard shared.connectionOpened() else {
                 Glibc.close(fd)
                 continue
@@ -130,6 +134,14 @@ final class EventLoop: @unchecked Sendable {
                 c.close()
             }
         }
+    }
+
+    /// Out of descriptors: the level-triggered listener would wake us forever. Give back the spare
+    /// descriptor, accept one pending connection, close it, and take the spare again.
+    private func shedOneConnection() {
+        Glibc.close(spareFD)
+        if let (fd, _) = listener.accept() { Glibc.close(fd) }
+        spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
     private func runLocalMessages() {
@@ -164,7 +176,7 @@ final class EventLoop: @unchecked Sendable {
     private func sweep() {
         nextSweep = now + 1_000_000_000
         let draining = shared.isDraining
-        for case let c? in connections where now >= c.readDeadline || now >= c.writeDeadline || (draining && c.isIdle) {
+        for case let c? in connections where now >= c.readDeadline || now >= c.writeDeadline || (draining && c.isIdle(now: now)) {
             c.timeOut()
         }
     }
@@ -173,6 +185,7 @@ final class EventLoop: @unchecked Sendable {
     func shutDown() {
         mailbox.close()
         listener.close()
+        Glibc.close(spareFD)
         for case let c? in connections { c.close() }
         Glibc.close(epfd)
         modeld_set_current_loop(nil)

@@ -14,6 +14,7 @@ public final class HTTPServer: Sendable {
     public func start() throws(ServerError) -> Int {
         signal(SIGPIPE, SIG_IGN)
         let config = shared.config
+        Self.raiseDescriptorLimit(toFit: config.maxConnections)
         let workers = config.workers > 0 ? config.workers : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         var loops: [EventLoop] = []
         var port = config.port
@@ -38,6 +39,17 @@ public final class HTTPServer: Sendable {
         }
         running.withLock { $0 = (loops, threads) }
         return port
+    }
+
+    /// `max_connections` sockets plus files being sent need more than the usual soft limit of 1024
+    /// descriptors; raise it as far as the hard limit allows (never lower it).
+    private static func raiseDescriptorLimit(toFit connections: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = rlim_t(connections) * 2 + 1024
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = min(wanted, limit.rlim_max)
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Responses from now on carry `Connection: close`; idle keep-alive connections are closed.

@@ -5,7 +5,8 @@ import HTTPWire
 import Testing
 
 /// SPEC §10 on real sockets: rejections, keep-alive, pipelining, HTTP/1.0, 100-continue, bodies.
-@Suite(.serialized) struct ConductTests {
+extension ServerSuites {
+@Suite struct ConductTests {
     static let rejections: [(String, String, Int, String)] = [
         ("CL and TE", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc", 400, "bad_request"),
         ("differing CL", "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", 400, "bad_request"),
@@ -178,6 +179,21 @@ import Testing
         }
     }
 
+    @Test func server_answersDeferredRequestAfterClientHalfClose() throws {
+        try withServer(route: { _, exchange in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+                exchange.complete(Response(status: 200, body: Array("late".utf8)))
+            }
+            return .deferred
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            shutdown(c.fd, Int32(SHUT_WR))
+            #expect(try c.readResponse().text == "late")
+            #expect(c.isClosedByPeer())
+        }
+    }
+
     @Test func server_streamsBodyWithPauseAndResume() throws {
         final class CountingSink: BodySink {
             let exchange: Exchange
@@ -206,6 +222,25 @@ import Testing
         }
     }
 
+    @Test func server_sendsLargeMemoryBodiesByReferenceInOrder() throws {
+        let big = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let observer = RecordingObserver()
+        try withServer(observer: observer, route: { head, _ in
+            head.path == "/big"
+                ? .respond(Response(status: 200, parts: [.bytes(Array(big[0..<100_000])), .bytes(Array("-".utf8)), .bytes(Array(big[100_000...]))]))
+                : ok(head.path)
+        }) { _, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /big HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try c.readResponse().text == "/a")
+            let r = try c.readResponse()
+            #expect(r.body == Array(big[0..<100_000]) + Array("-".utf8) + Array(big[100_000...]))
+            #expect(try c.readResponse().text == "/b")
+            #expect(eventually { observer.all.count == 3 })
+            #expect(observer.all[1].bytesSent == 200_001)
+        }
+    }
+
     @Test func server_headAnd304CarryNoBody() throws {
         try withServer(route: { head, _ in
             head.path == "/304" ? .respond(Response(status: 304, headers: ["ETag": "\"x\""], body: Array("ignored".utf8))) : ok("abc")
@@ -219,4 +254,5 @@ import Testing
             #expect(try c.readResponse().text == "abc")  // nothing stray between the responses
         }
     }
+}
 }

@@ -4,7 +4,8 @@ import HTTPWire
 import Testing
 
 /// Large files, vanished clients, descriptor hygiene, limits, timeouts and drain.
-@Suite(.serialized) struct LifecycleTests {
+extension ServerSuites {
+@Suite struct LifecycleTests {
     static let gib: Int64 = 1 << 30
     static let bigSize: Int64 = 4 * gib + (1 << 20)
     /// Known bytes written at the interesting offsets of the sparse file: just before and after
@@ -103,6 +104,22 @@ import Testing
         }
     }
 
+    @Test func server_closesClientThatStopsReading_SPEC10() throws {
+        let path = try Self.makeSparseFile()
+        defer { unlink(path) }
+        var config = ServerConfiguration()
+        config.bodyTimeout = 1
+        let observer = RecordingObserver()
+        try withServer(config, observer: observer, route: Self.fileRoute(path)) { server, port in
+            let c = try RawClient(port: port)
+            try c.send("GET /whole HTTP/1.1\r\nHost: h\r\n\r\n")
+            _ = try c.readHead()  // and then read nothing: the socket buffers fill up
+            #expect(eventually { server.openConnections == 0 })
+            let s = try #require(observer.all.first)
+            #expect(s.status == 200 && s.bytesSent > 0 && s.bytesSent < Self.bigSize)
+        }
+    }
+
     @Test func server_leaksNoDescriptorsOver10000Connections_SPEC10() throws {
         try withServer(route: { _, _ in ok() }) { server, port in
             let before = openFDCount()
@@ -150,7 +167,10 @@ import Testing
     }
 
     @Test func server_drainClosesIdleAndAnnouncesClose_SPEC8() throws {
-        try withServer(route: { _, _ in ok() }) { server, port in
+        var config = ServerConfiguration()
+        config.headerTimeout = 60  // a silent connection must be closed by the drain, not by this
+        try withServer(config, route: { _, _ in ok() }) { server, port in
+            let silent = try RawClient(port: port)
             let idle = try RawClient(port: port)
             try idle.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try idle.readResponse().headers["Connection"] == nil)
@@ -162,6 +182,7 @@ import Testing
             #expect(r.status == 200 && r.headers["Connection"] == "close")
             #expect(active.isClosedByPeer())
             #expect(idle.isClosedByPeer())
+            #expect(silent.isClosedByPeer())
             #expect(eventually { server.openConnections == 0 })
         }
     }
@@ -183,4 +204,5 @@ import Testing
         #expect(c.isClosedByPeer())
         #expect(throws: (any Error).self) { try RawClient(port: port) }
     }
+}
 }

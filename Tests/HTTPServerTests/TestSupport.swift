@@ -2,6 +2,11 @@ import Glibc
 import HTTPServer
 import HTTPWire
 import Synchronization
+import Testing
+
+/// Every server suite runs one test at a time: the descriptor-count test must not see another
+/// test's sockets come and go.
+@Suite(.serialized) enum ServerSuites {}
 
 /// A handler made of one closure, so each test states its own routes.
 struct ClosureHandler: HTTPHandler {
