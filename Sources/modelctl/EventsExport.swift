@@ -24,10 +24,10 @@ struct EventsExport: ParsableCommand {
             guard format == "jsonl" || format == "csv" else {
                 throw CLIFailure("--format \(format): expected jsonl or csv", exitCode: 2)
             }
-            try checkDay(since, "--since")
-            try checkDay(until, "--until")
-            let directory = try eventsDirectory(dataDir: dataDir)
-            let out = StdoutBuffer()
+            try EventsCommand.checkDay(since, "--since")
+            try EventsCommand.checkDay(until, "--until")
+            let directory = try EventsCommand.directory(dataDir: dataDir)
+            let out = EventsStdout()
             let csv = format == "csv"
             if csv { out.append(Self.csvColumns.joined(separator: ",") + "\n") }
             do {

@@ -5,6 +5,6 @@ struct Modelctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "modelctl",
         abstract: "Operate modeld: publish models, steer rollouts, read events, estimate egress cost.",
-        subcommands: [Events.self] // each command group adds itself here
+        subcommands: [EventsCommand.self] // each command group adds itself here
     )
 }
