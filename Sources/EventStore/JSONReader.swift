@@ -155,7 +155,17 @@ public struct JSONReader {
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
             guard digits(&self) > 0 else { throw failure("invalid number") }
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        let literal = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        // Fast path for the common case: integers of at most 15 digits, which a Double holds exactly.
+        if literal.count <= 15 {
+            let negative = literal[0] == UInt8(ascii: "-")
+            let digits = literal[(negative ? 1 : 0)...]
+            if digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+                let magnitude = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+                return JSONNode(value: .number(Double(negative ? -magnitude : magnitude)), range: start..<position)
+            }
+        }
+        let text = String(decoding: literal, as: UTF8.self)
         // The grammar above guarantees Double can read it; overflow gives ±inf, which callers reject where finiteness matters.
         guard let d = Double(text) else { throw failure("invalid number") }
         return JSONNode(value: .number(d), range: start..<position)

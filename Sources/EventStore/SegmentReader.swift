@@ -68,6 +68,6 @@ public struct StoredEvent {
     public var batchID: String? { self["batch_id"]?.stringValue }
     public var clientID: String? { self["client_id"]?.stringValue }
     public var receivedAt: String? { self["received_at"]?.stringValue }
-    public var seq: Int? { self["seq"]?.numberValue.map { Int($0) } }
+    public var seq: Int? { self["seq"]?.numberValue.flatMap { Int(exactly: $0) } }
     public var dedupKey: DedupKey? { batchID.map { DedupKey(clientID: clientID, batchID: $0) } }
 }

@@ -2,7 +2,11 @@
 enum Timestamp {
     /// `YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)`, case-insensitive T and Z, fields in range (second 60 for leap seconds).
     static func isRFC3339(_ s: String) -> Bool {
-        let b = Array(s.utf8)
+        var s = s
+        return s.withUTF8 { isRFC3339(utf8: $0) }
+    }
+
+    private static func isRFC3339(utf8 b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard b.count >= 20 else { return false }
         func num(_ at: Int, _ n: Int) -> Int? {
             guard at + n <= b.count else { return nil }

@@ -3,28 +3,31 @@ import EventStore
 import Foundation
 
 /// `modelctl events export|stats` (SPEC §7.3): offline readers over a data directory.
-struct Events: ParsableCommand {
+struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "events",
         abstract: "Read outcome events from a data directory.",
         subcommands: [EventsExport.self, EventsStats.self]
     )
 }
 
-/// The events root of `--data-dir`, or a failure naming the missing directory (exit 1).
-func eventsDirectory(dataDir: String) throws -> String {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: dataDir, isDirectory: &isDirectory), isDirectory.boolValue else {
-        throw CLIFailure("data directory \(dataDir) does not exist")
+extension EventsCommand {
+    /// The events root of `--data-dir`, or a failure naming the missing directory (exit 1).
+    static func directory(dataDir: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dataDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIFailure("data directory \(dataDir) does not exist")
+        }
+        return dataDir + "/events"
     }
-    return dataDir + "/events"
-}
 
-func checkDay(_ value: String?, _ flag: String) throws {
-    if let value, !EventExport.isDay(value) { throw CLIFailure("\(flag) \(value): expected a UTC day YYYY-MM-DD", exitCode: 2) }
+    static func checkDay(_ value: String?, _ flag: String) throws {
+        if let value, !EventExport.isDay(value) { throw CLIFailure("\(flag) \(value): expected a UTC day YYYY-MM-DD", exitCode: 2) }
+    }
 }
 
 /// Buffers stdout writes (fd 1) into large chunks; export output can be gigabytes.
-final class StdoutBuffer {
+final class EventsStdout {
     private var buffer: [UInt8] = []
 
     func append<S: Sequence>(_ bytes: S) where S.Element == UInt8 {

@@ -16,24 +16,21 @@ struct EventsExport: ParsableCommand {
     @Option(help: "jsonl (stored lines as they are) or csv.")
     var format = "jsonl"
 
-    static let csvColumns = ["received_at", "instance", "client_id", "batch_id", "seq", "sdk",
-                             "name", "ts", "model_id", "outcome", "value", "props"]
-
     func run() throws {
         try failing {
             guard format == "jsonl" || format == "csv" else {
                 throw CLIFailure("--format \(format): expected jsonl or csv", exitCode: 2)
             }
-            try checkDay(since, "--since")
-            try checkDay(until, "--until")
-            let directory = try eventsDirectory(dataDir: dataDir)
-            let out = StdoutBuffer()
+            try EventsCommand.checkDay(since, "--since")
+            try EventsCommand.checkDay(until, "--until")
+            let directory = try EventsCommand.directory(dataDir: dataDir)
+            let out = EventsStdout()
             let csv = format == "csv"
-            if csv { out.append(Self.csvColumns.joined(separator: ",") + "\n") }
+            if csv { out.append(EventCSV.header) }
             do {
                 _ = try EventExport(directory: directory, since: since, until: until).forEach { event in
                     if csv {
-                        out.append(Self.csvColumns.map { Self.csvField(event, $0) }.joined(separator: ",") + "\n")
+                        out.append(EventCSV.row(event))
                     } else {
                         out.append(event.bytes)
                         out.append(CollectionOfOne(0x0A))
@@ -45,17 +42,5 @@ struct EventsExport: ParsableCommand {
             }
             out.flush()
         }
-    }
-
-    /// Strings as their value, other JSON values as their stored text; quoted per RFC 4180 when needed.
-    static func csvField(_ event: StoredEvent, _ field: String) -> String {
-        let text: String
-        switch event[field] {
-        case nil, .null?: return ""
-        case .string(let s)?: text = s
-        default: text = String(decoding: event.rawJSON(field) ?? [], as: UTF8.self)
-        }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -23,14 +23,14 @@ struct EventsStats: ParsableCommand {
             guard fields.count == 2, fields.allSatisfy({ !$0.isEmpty }), fields[0] != fields[1] else {
                 throw CLIFailure("--by \(by): expected two different field names, e.g. model_id,outcome", exitCode: 2)
             }
-            let directory = try eventsDirectory(dataDir: dataDir)
+            let directory = try EventsCommand.directory(dataDir: dataDir)
             var stats = OutcomeStats(groupField: fields[0], outcomeField: fields[1], name: name)
             do {
                 _ = try EventExport(directory: directory).forEach { stats.add($0.root.value) }
             } catch {
                 throw CLIFailure("reading \(directory): \(error)")
             }
-            let out = StdoutBuffer()
+            let out = EventsStdout()
             out.append(json ? try renderJSON(stats) : renderTable(stats))
             out.flush()
         }

@@ -17,7 +17,7 @@ struct Modelctl: ParsableCommand {
             HealthCommand.self,
             VerifyCommand.self,
             CostCommand.self,
-            Events.self,
+            EventsCommand.self,
         ]
     )
 }

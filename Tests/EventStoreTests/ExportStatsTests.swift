@@ -69,6 +69,13 @@ import Testing
         #expect(events == ["shared/0", "shared/1", "shared/2", "own-i1/0", "own-i2/0"])
     }
 
+    @Test func export_csvQuotesPerRFC4180_SPEC7_3() throws {
+        let line = #"{"name":"a,b","ts":1700000000000,"model_id":"m","outcome":"say \"hi\"","value":1.50,"props":{"k":"v"},"received_at":"2026-11-21T10:00:00.000Z","batch_id":"B","client_id":"c","sdk":null,"seq":0,"instance":"x"}"#
+        let event = try #require(StoredEvent(line: bytes(line)[...]))
+        #expect(EventCSV.header == "received_at,instance,client_id,batch_id,seq,sdk,name,ts,model_id,outcome,value,props\r\n")
+        #expect(EventCSV.row(event) == #"2026-11-21T10:00:00.000Z,x,c,B,0,,"a,b",1700000000000,m,"say ""hi""",1.50,"{""k"":""v""}""# + "\r\n")
+    }
+
     /// Reference values: python3 -c "import math;z=1.959964;w=lambda k,n:((k/n+z*z/(2*n))/(1+z*z/n)-z/(1+z*z/n)*math.sqrt(k/n*(1-k/n)/n+z*z/(4*n*n)),(k/n+z*z/(2*n))/(1+z*z/n)+z/(1+z*z/n)*math.sqrt(k/n*(1-k/n)/n+z*z/(4*n*n)));print(w(30,100),w(0,10),w(10,10),w(1,3))"
     @Test(arguments: [
         (30, 100, 0.21894885238515718, 0.39584854712244144),
