@@ -23,8 +23,10 @@ bash scripts/install-deps.sh buildah debootstrap curl
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 echo "== static binaries on the host"
-swift build -c release --static-swift-stdlib --product modeld >/dev/null
-swift build -c release --static-swift-stdlib --product modelctl >/dev/null
+for product in modeld modelctl; do
+  swift build -c release --static-swift-stdlib --product "$product" >/tmp/modeld-static-build.log 2>&1 \
+    || { tail -20 /tmp/modeld-static-build.log; fail "static build of $product"; }
+done
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 mkdir -p dist
 install -m 0755 "$bin/modeld" "$bin/modelctl" dist/
