@@ -397,7 +397,7 @@ final class Connection {
 
     private func reportFinished() {
         guard let observer = loop.observer else { return }
-        while let s = out.popFinished(nowNanos: loop.now) { observer.exchangeFinished(s) }
+        while let s = out.popFinished(nowNanos: Clock.monotonicNanos()) { observer.exchangeFinished(s) }
     }
 
     /// The response is out; keep reading (and discarding) a little so the client's unsent body
