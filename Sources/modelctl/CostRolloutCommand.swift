@@ -55,7 +55,7 @@ struct CostRolloutCommand: ParsableCommand {
                 throw CLIFailure("release \(release.id): \(e.message)")
             }
             switch format {
-            case .json: printOutput(Self.json(estimate, release: release))
+            case .json: printOutput(Self.json(estimate, release: release, installs: installCount))
             case .csv: printOutput(EstimateRenderer.csv(estimate))
             default: printOutput(Self.header(estimate, release: release, installs: installCount) + EstimateRenderer.table(estimate))
             }
@@ -104,10 +104,11 @@ struct CostRolloutCommand: ParsableCommand {
         return out
     }
 
-    /// `cost estimate`'s JSON with the release in front.
-    static func json(_ e: Estimate, release r: Subject) -> String {
+    /// `cost estimate`'s JSON with the release and the rollout's installs in front
+    /// (`inputs.installs` stays 0: it counts polling installs, and a rollout prices no polls).
+    static func json(_ e: Estimate, release r: Subject, installs: Int64) -> String {
         let release = "{\"id\":\(jsonText(r.id)),\"size\":\(r.size),\"rollout_percent\":\(r.rolloutPercent)," +
-            "\"state\":\(jsonText(r.state)),\"label\":\(jsonText(r.label))}"
+            "\"state\":\(jsonText(r.state)),\"label\":\(jsonText(r.label)),\"installs\":\(installs)}"
         let body = EstimateRenderer.json(e)
         return "{\"release\":" + release + "," + body.dropFirst()
     }

@@ -318,6 +318,7 @@ import Glibc
         let json = try #require(JSONSerialization.jsonObject(with: Data(live.stdout.utf8)) as? [String: Any])
         let r = try #require(json["release"] as? [String: Any])
         #expect(r["id"] as? String == id && r["size"] as? Int == Self.smallSize && r["rollout_percent"] as? Int == 25)
+        #expect(r["installs"] as? Int == 4_000_000)
         let inputs = try #require(json["inputs"] as? [String: Any])
         #expect(inputs["downloads"] as? Int == 1_000_000)
         #expect(inputs["size_bytes"] as? Int == Self.smallSize)
