@@ -24,7 +24,7 @@ struct CostRolloutCommand: ParsableCommand {
     @Option(help: "Read the release from this models directory's catalog.json instead of the server.")
     var modelsDir: String?
     @OptionGroup var pricing: PricingOptions
-    @Option(help: "table, json or csv.")
+    @Option(help: "table, json or csv (--json = --format json).")
     var format = "table"
 
     func validate() throws { try AdminValidation.releaseID(id) }
@@ -40,7 +40,7 @@ struct CostRolloutCommand: ParsableCommand {
 
     func run() throws {
         try failing {
-            let format = try outputFormat(format, allowed: [.table, .json, .csv])
+            let format = global.json ? .json : try outputFormat(format, allowed: [.table, .json, .csv])
             guard let installs else { throw CLIFailure("missing --installs N", exitCode: 2) }
             let installCount = try count(installs, "--installs")
             let unit = try pricing.unit()

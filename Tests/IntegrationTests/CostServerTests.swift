@@ -331,6 +331,8 @@ import Glibc
         let offline = try modelctl(["cost", "rollout", id, "--models-dir", server.modelsDir.path, "--format", "json"] + common)
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(offline.stdout == live.stdout)
+        let globalJSON = try modelctl(["cost", "rollout", id, "--models-dir", server.modelsDir.path, "--json"] + common)
+        #expect(globalJSON.stdout == live.stdout, "--json is --format json")
 
         // A rollout change on the server is what gets priced.
         let patched = try modelctl(["rollout", id, "50", "--server", server.url, "--token", server.token])
