@@ -64,6 +64,10 @@ struct CostRolloutCommand: ParsableCommand {
 
     func fetch() throws -> Subject {
         if let modelsDir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: modelsDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CLIFailure("--models-dir \(modelsDir): no such directory")
+            }
             let store = CatalogStore(directory: modelsDir, publicBaseURL: "")
             let catalog: Catalog
             do { catalog = try store.load() } catch { throw CLIFailure("\(store.catalogPath): \(error.description)") }
