@@ -16,7 +16,7 @@ extension ReportRenderer {
 
         body += "<h2>Bytes served per day</h2>\n" + dailyChart(r.byDay)
         body += "<h2>Projected monthly cost per provider</h2>\n" + costChart(r.projectedCost)
-        body += costTable(r.projectedCost, caption: "Monthly projection (mean of \(r.coveredDays) covered days × 30)")
+        body += costTable(r.projectedCost, caption: "Monthly projection (mean of \(r.coveredDays) covered day\(r.coveredDays == 1 ? "" : "s") × 30)")
         body += costTable(r.cost, caption: "Logged traffic priced as one month")
         body += "<div class=\"cols\">"
         body += trafficTable("Model", r.byModel) + trafficTable("Route", r.byRoute)

@@ -8,7 +8,7 @@ struct CostCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cost",
         abstract: "Estimate and report egress cost on S3, CloudFront, R2 and others.",
-        subcommands: [CostEstimateCommand.self, CostReportCommand.self]
+        subcommands: [CostEstimateCommand.self, CostRolloutCommand.self, CostReportCommand.self]
     )
 }
 

@@ -131,7 +131,10 @@ extension ServerSuites {
                 }
             }
             #expect(eventually { server.openConnections == 0 })
-            #expect(eventually { openFDCount() == before }, "fds before \(before), after \(openFDCount())")
+            // The count is the whole test process's: suites running alongside (integration tests
+            // spawning modeld/modelctl/curl) open and close descriptors too. A leak here would be
+            // per connection, thousands over 10,000; a small margin absorbs the neighbours.
+            #expect(eventually { openFDCount() <= before + 64 }, "fds before \(before), after \(openFDCount())")
         }
     }
 

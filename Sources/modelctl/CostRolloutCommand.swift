@@ -1,0 +1,124 @@
+import ArgumentParser
+import EgressCost
+import Foundation
+import ModelCatalog
+
+/// `modelctl cost rollout ID --installs N` (SPEC §7.2): prices one rollout of a published
+/// release — its real size × installs × rollout_percent — read from the server
+/// (`GET /admin/models/ID`) or, with `--models-dir`, from `catalog.json` on disk.
+struct CostRolloutCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollout",
+        abstract: "Price one rollout of a published release: its size × installs × rollout percent.",
+        discussion: """
+        Each install inside the rollout downloads the release once this month; the download count \
+        rounds up (1 % of 150 installs is 2). Update checks are not included: price them with \
+        `cost estimate --installs --polls-per-day`.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Release UUID.") var id: String
+    @Option(help: "Installs the release could reach (before the rollout percent).")
+    var installs: String?
+    @Option(help: "Read the release from this models directory's catalog.json instead of the server.")
+    var modelsDir: String?
+    @OptionGroup var pricing: PricingOptions
+    @Option(help: "table, json or csv (--json = --format json).")
+    var format = "table"
+
+    func validate() throws { try AdminValidation.releaseID(id) }
+
+    /// What the rollout command needs of a release.
+    struct Subject {
+        let id: String
+        let size: Int64
+        let rolloutPercent: Int
+        let state: String
+        let label: String
+    }
+
+    func run() throws {
+        try failing {
+            let format = global.json ? .json : try outputFormat(format, allowed: [.table, .json, .csv])
+            guard let installs else { throw CLIFailure("missing --installs N", exitCode: 2) }
+            let installCount = try count(installs, "--installs")
+            let unit = try pricing.unit()
+            let providers = try pricing.providers()
+            let release = try fetch()
+            let estimate: Estimate
+            do {
+                estimate = try Estimator.rollout(
+                    sizeBytes: release.size, installs: installCount, rolloutPercent: release.rolloutPercent,
+                    providers: providers, freeTier: pricing.freeTier, gbUnit: unit)
+            } catch let e as EstimateError {
+                throw CLIFailure("release \(release.id): \(e.message)")
+            }
+            switch format {
+            case .json: printOutput(Self.json(estimate, release: release, installs: installCount))
+            case .csv: printOutput(EstimateRenderer.csv(estimate))
+            default: printOutput(Self.header(estimate, release: release, installs: installCount) + EstimateRenderer.table(estimate))
+            }
+        }
+    }
+
+    func fetch() throws -> Subject {
+        if let modelsDir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: modelsDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CLIFailure("--models-dir \(modelsDir): no such directory")
+            }
+            let store = CatalogStore(directory: modelsDir, publicBaseURL: "")
+            let catalog: Catalog
+            do { catalog = try store.load() } catch { throw CLIFailure("\(store.catalogPath): \(error.description)") }
+            guard let r = catalog.release(id: id.lowercased()) ?? catalog.release(id: id) else {
+                throw CLIFailure("no release \(id) in \(store.catalogPath)")
+            }
+            return Subject(id: r.id, size: r.size, rolloutPercent: r.rolloutPercent, state: r.state.rawValue, label: r.label)
+        }
+        let body = try global.adminAPI().release(id)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        guard let doc = try? decoder.decode(ReleaseDocument.self, from: Data(body)) else {
+            throw CLIFailure("the server's answer for \(id) is not a release")
+        }
+        guard let size = doc.size, let percent = doc.rolloutPercent else {
+            throw CLIFailure("the server's release \(id) has no size or rollout_percent")
+        }
+        return Subject(id: doc.id, size: size, rolloutPercent: percent, state: doc.state ?? "", label: doc.label ?? "")
+    }
+
+    static func header(_ e: Estimate, release r: Subject, installs: Int64) -> String {
+        var line = "Release \(r.id)"
+        if !r.label.isEmpty { line += " (\(r.label))" }
+        line += ": \(grouped(r.size)) bytes, rollout \(r.rolloutPercent)%"
+        if !r.state.isEmpty, r.state != "active" { line += ", \(r.state)" }
+        line += " of \(grouped(installs)) installs = \(grouped(e.inputs.downloads)) downloads\n"
+        return line
+    }
+
+    /// Thousands separators: 5000000 → 5,000,000.
+    static func grouped(_ n: Int64) -> String {
+        let digits = Array(String(n))
+        var out = ""
+        for (i, d) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(d)
+        }
+        return out
+    }
+
+    /// `cost estimate`'s JSON with the release and the rollout's installs in front
+    /// (`inputs.installs` stays 0: it counts polling installs, and a rollout prices no polls).
+    static func json(_ e: Estimate, release r: Subject, installs: Int64) -> String {
+        let release = "{\"id\":\(jsonText(r.id)),\"size\":\(r.size),\"rollout_percent\":\(r.rolloutPercent)," +
+            "\"state\":\(jsonText(r.state)),\"label\":\(jsonText(r.label)),\"installs\":\(installs)}"
+        let body = EstimateRenderer.json(e)
+        return "{\"release\":" + release + "," + body.dropFirst()
+    }
+
+    static func jsonText(_ s: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// `modelctl cost estimate` as the real binary (SPEC §7.2): every format, the SPEC's reference
+/// case, and the errors an operator sees.
+@Suite(.serialized) final class CostCLITests {
+    static let pricing = ModeldServer.repositoryRoot.appendingPathComponent("config/pricing.json").path
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cost-cli-\(UUID().uuidString)")
+
+    init() throws { try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: scratch) }
+
+    static func modelctl(_ arguments: [String]) throws -> ProcessResult {
+        try ChildProcess.run(TestBinaries.modelctl, arguments, timeout: .seconds(30))
+    }
+
+    static let reference = ["cost", "estimate", "--downloads", "5000000", "--size", "1MB", "--pricing", pricing]
+
+    /// Providers of a `--format json` answer keyed by id.
+    static func providers(_ stdout: String) throws -> [String: [String: Any]] {
+        let object = try #require(JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any])
+        let list = try #require(object["providers"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
+    }
+
+    static func usd(_ value: Any?) -> String {
+        guard let n = value as? NSNumber else { return "missing" }
+        return String(format: "%.2f", n.doubleValue)
+    }
+
+    @Test func estimateJSON_referenceCase_SIGigabytesNoFreeTier_SPEC7_2() throws {
+        let r = try Self.modelctl(Self.reference + ["--gb-unit", "si", "--no-free-tier", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let inputs = try #require(object["inputs"] as? [String: Any])
+        #expect(inputs["downloads"] as? Int == 5_000_000)
+        #expect(inputs["size_bytes"] as? Int == 1_000_000)
+        let p = try Self.providers(r.stdout)
+        #expect(Self.usd(p["aws-s3"]?["egress_usd"]) == "450.00")
+        #expect(Self.usd(p["aws-s3"]?["requests_usd"]) == "2.00")
+        #expect(Self.usd(p["aws-s3"]?["total_usd"]) == "452.00")
+        #expect(Self.usd(p["cloudflare-r2"]?["egress_usd"]) == "0.00")
+        #expect(Self.usd(p["cloudflare-r2"]?["total_usd"]) == "1.80")
+        // Every provider of the pricing file, cheapest first.
+        let list = try #require((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["providers"] as? [[String: Any]])
+        #expect(list.count >= 10)
+        let totals = list.compactMap { ($0["total_usd"] as? NSNumber)?.doubleValue }
+        #expect(totals == totals.sorted())
+    }
+
+    @Test func estimateJSON_R2FreeTierAndBinaryS3_SPEC7_2() throws {
+        let free = try Self.modelctl(Self.reference + ["--gb-unit", "si", "--free-tier", "--provider", "cloudflare-r2", "--format", "json"])
+        #expect(free.status == 0, "\(free.stderr)")
+        let r2 = try Self.providers(free.stdout)
+        #expect(r2.keys.sorted() == ["cloudflare-r2"])
+        #expect(Self.usd(r2["cloudflare-r2"]?["total_usd"]) == "0.00")
+
+        let binary = try Self.modelctl(Self.reference + ["--gb-unit", "binary", "--no-free-tier", "--provider", "aws-s3", "--format", "json"])
+        #expect(binary.status == 0, "\(binary.stderr)")
+        #expect(Self.usd(try Self.providers(binary.stdout)["aws-s3"]?["egress_usd"]) == "419.10")
+    }
+
+    @Test func estimateTable_referenceCase() throws {
+        let r = try Self.modelctl(Self.reference + ["--gb-unit", "si", "--no-free-tier"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("5,000,000 downloads") == true, "\(r.stdout)")
+        let s3 = try #require(lines.first { $0.hasPrefix("aws-s3 ") }, "\(r.stdout)")
+        let s3Cells = s3.split(separator: " ").map(String.init)
+        #expect(s3Cells.contains("450.00") && s3Cells.contains("2.00") && s3Cells.contains("452.00"), "\(s3)")
+        let r2 = try #require(lines.first { $0.hasPrefix("cloudflare-r2") }, "\(r.stdout)")
+        #expect(r2.split(separator: " ").contains("1.80"), "\(r2)")
+        // Cheapest first: R2 above S3.
+        #expect(lines.firstIndex(of: r2)! < lines.firstIndex(of: s3)!)
+    }
+
+    @Test func estimateCSV_referenceCase() throws {
+        let r = try Self.modelctl(Self.reference + ["--gb-unit", "si", "--no-free-tier", "--format", "csv"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasSuffix("\r\n"), "RFC 4180 line ends")
+        let lines = r.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        let header = lines.first?.split(separator: ",").map(String.init) ?? []
+        #expect(header == ["id", "name", "egress_gb", "gb_bytes", "egress_usd", "requests_usd", "fixed_usd", "total_usd", "verified", "as_of"])
+        let s3 = try #require(lines.first { $0.hasPrefix("aws-s3,") })
+        // The name may be quoted and hold commas: read the numeric columns from the end.
+        let tail = s3.split(separator: ",").suffix(8).map(String.init)
+        #expect(tail[0] == "5000", "egress GB: \(s3)")
+        #expect(tail[1] == "1000000000", "SI GB: \(s3)")
+        #expect(Array(tail[2...5]) == ["450.00", "2.00", "0.00", "452.00"], "\(s3)")
+        let r2 = try #require(lines.first { $0.hasPrefix("cloudflare-r2,") })
+        #expect(r2.split(separator: ",").suffix(8)[5] == "1.80", "\(r2)")
+        #expect(lines.count >= 11)
+    }
+
+    @Test(arguments: ["1XB", "-5MB", "lots"])
+    func estimate_badSize_exit2NamingIt(size: String) throws {
+        let r = try Self.modelctl(["cost", "estimate", "--downloads", "10", "--size=\(size)", "--pricing", Self.pricing])
+        #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains(size), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func estimate_pricingWithNullPrice_exit1NamingProviderAndField() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.pricing))
+        var object = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var providers = try #require(object["providers"] as? [[String: Any]])
+        let index = try #require(providers.firstIndex { $0["id"] as? String == "aws-s3" })
+        var tiers = try #require(providers[index]["egress_tiers"] as? [[String: Any]])
+        tiers[1]["usd_per_gb"] = NSNull()
+        providers[index]["egress_tiers"] = tiers
+        object["providers"] = providers
+        let bad = scratch.appendingPathComponent("pricing.json")
+        try JSONSerialization.data(withJSONObject: object).write(to: bad)
+
+        let r = try Self.modelctl(["cost", "estimate", "--downloads", "10", "--size", "1MB", "--pricing", bad.path])
+        #expect(r.status == 1, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("aws-s3"), "\(r.stderr)")
+        #expect(r.stderr.contains("egress_tiers[1].usd_per_gb"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
+    }
+
+    @Test func estimate_missingPricingFile_exit1() throws {
+        let r = try Self.modelctl(["cost", "estimate", "--downloads", "10", "--size", "1MB", "--pricing", scratch.appendingPathComponent("nope.json").path])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("nope.json"), "\(r.stderr)")
+    }
+}
