@@ -49,7 +49,8 @@ echo "== image build (target prebuilt)"
 "${BUILDAH[@]}" bud --quiet --isolation chroot --pull-never --format docker --target prebuilt \
   --build-arg RUNTIME_IMAGE="$BASE" -t "$IMAGE" . >/tmp/modeld-bud.log 2>&1 || fail "buildah bud (see /tmp/modeld-bud.log)"
 size=$("${BUILDAH[@]}" images --format '{{.Size}}' "$IMAGE" | head -1)
-health=$("${BUILDAH[@]}" inspect --type image --format '{{json .Docker.Config.Healthcheck}}' "$IMAGE")
+health=$("${BUILDAH[@]}" inspect --type image "$IMAGE" \
+  | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["Docker"]["config"].get("Healthcheck")))')
 echo "image $IMAGE: $size; healthcheck: $health"
 [[ $health == *modelctl* ]] || fail "HEALTHCHECK missing from the image"
 
