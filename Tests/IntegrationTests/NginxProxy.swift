@@ -15,11 +15,6 @@ final class NginxProxy {
     var accessLog: String { (try? String(contentsOf: prefix.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? "" }
     var errorLog: String { (try? String(contentsOf: prefix.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? "" }
 
-    /// Skips nothing: a machine without nginx fails here with the reason (`make test` installs it).
-    static var isInstalled: Bool {
-        ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     /// - Parameter upstreams: `HOST:PORT` of each modeld replica.
     init(upstreams: [String]) throws {
         prefix = FileManager.default.temporaryDirectory.appendingPathComponent("modeld-nginx-\(UUID().uuidString.prefix(8))")

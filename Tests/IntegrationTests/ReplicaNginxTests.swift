@@ -69,14 +69,22 @@ import Testing
                        headers: ["Content-Type": "application/json"], body: eventBody(client: client, batch: batch))
     }
 
-    /// Every file under data/events/, by name (`<instance>-<NNNNNN>.jsonl` in day directories).
-    private func segmentNames(_ dataDir: URL) -> [String] {
+    /// Every segment under data/events/<day>/ (`<instance>-<NNNNNN>.jsonl`).
+    private func segmentFiles(_ dataDir: URL) -> [URL] {
         let events = dataDir.appendingPathComponent("events")
         let days = (try? FileManager.default.contentsOfDirectory(atPath: events.path)) ?? []
         return days.flatMap { day in
-            ((try? FileManager.default.contentsOfDirectory(atPath: events.appendingPathComponent(day).path)) ?? [])
-                .filter { $0.hasSuffix(".jsonl") }
+            let dir = events.appendingPathComponent(day)
+            return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+                .filter { $0.hasSuffix(".jsonl") }.map { dir.appendingPathComponent($0) }
         }
+    }
+
+    private func segmentNames(_ dataDir: URL) -> [String] { segmentFiles(dataDir).map(\.lastPathComponent) }
+
+    /// Every line of every segment, undeduplicated (what a naive reader of data/events/ sees).
+    private func segmentLines(_ dataDir: URL) -> [Substring] {
+        segmentFiles(dataDir).flatMap { ((try? String(contentsOf: $0, encoding: .utf8)) ?? "").split(separator: "\n") }
     }
 
     // MARK: - The scenario of the issue, one step after the other
@@ -150,7 +158,17 @@ import Testing
             #expect(reply.status == 200, "POST /events: \(reply.status) \(reply.text) \(reply.error ?? "")")
         }
         #expect(posted.allSatisfy { ($0.json?["accepted"] as? Int) == 2 })
-        let segments = segmentNames(a.dataDir)
+        // Whichever replica nginx chose, batch-0..2 now also reach each replica directly: at least
+        // one copy is a cross-replica duplicate on disk, which only the read side drops.
+        for i in 0..<3 {
+            for replica in [a, b] {
+                let reply = Self.postEvents(replica.port, client: "client-\(i)", batch: "batch-\(i)")
+                #expect(reply.status == 200, "direct POST /events: \(reply.status) \(reply.text)")
+            }
+        }
+        let onDisk = segmentLines(a.dataDir).filter { $0.contains(#""batch_id":"batch-0""#) }.count
+        #expect(onDisk >= 4, "batch-0 is stored by both replicas (2 events each): \(onDisk) lines")
+        let segments = segmentNames(a.dataDir), diskLines = segmentLines(a.dataDir).count
         #expect(segments.contains { $0.hasPrefix("a-") } && segments.contains { $0.hasPrefix("b-") },
                 "each replica writes its own segments: \(segments)")
         let export = try exportedBatches(a.dataDir)
@@ -180,7 +198,8 @@ import Testing
         print("""
             ReplicaNginxTests: propagation A→B \(String(format: "%.2f", propagation)) s; 50 downloads \(cacheStatuses); \
             origin body bytes for the file \(modelBytes) (size \(size)); /latest statuses \(Set(latestStatuses).sorted()); \
-            origin 304s \(origin304.count); segments \(segments.sorted())
+            origin 304s \(origin304.count); segments \(segments.sorted()); \
+            event lines on disk \(diskLines), exported \(export.raw.split(separator: "\n").count)
             """)
     }
 
