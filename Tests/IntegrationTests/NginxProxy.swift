@@ -20,12 +20,17 @@ final class NginxProxy {
         prefix = FileManager.default.temporaryDirectory.appendingPathComponent("modeld-nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
         process = Process()
+        let candidates = [ProcessInfo.processInfo.environment["NGINX"], "/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
+        guard candidates.contains(where: { $0.map(FileManager.default.isExecutableFile(atPath:)) ?? false }) else {
+            throw ChildProcessError.timedOut("nginx is not installed (Debian package `nginx`; `make test` installs it)")
+        }
         var failures: [String] = []
         // Another process may take the port between the probe and nginx's bind: try a few.
         for _ in 0..<5 {
             let candidate = try Self.freeLoopbackPort()
             if try start(port: candidate, upstreams: upstreams) { port = candidate; return }
-            failures.append("port \(candidate): \(errorLog.suffix(600))")
+            let script = (try? String(contentsOf: prefix.appendingPathComponent("script-\(candidate).log"), encoding: .utf8)) ?? ""
+            failures.append("port \(candidate): \(script.suffix(400)) \(errorLog.suffix(600))")
         }
         throw ChildProcessError.timedOut("nginx did not start:\n\(failures.joined(separator: "\n"))")
     }
