@@ -64,8 +64,9 @@ import Testing
         return Data(#"{"batch_id":"\#(batch)","client_id":"\#(client)","events":[\#(list.joined(separator: ","))]}"#.utf8)
     }
 
-    private static func postEvents(_ port: Int, client: String, batch: String) -> HTTPReply {
-        HTTPReply.send(port: port, method: "POST", path: "/events",
+    /// `POST /events`, or with `updateCheck` `POST /latest?sdk=1.0` (the demo model answers).
+    private static func postEvents(_ port: Int, client: String, batch: String, updateCheck: Bool = false) -> HTTPReply {
+        HTTPReply.send(port: port, method: "POST", path: updateCheck ? "/latest?sdk=1.0" : "/events",
                        headers: ["Content-Type": "application/json"], body: eventBody(client: client, batch: batch))
     }
 
@@ -220,12 +221,14 @@ import Testing
             var done = 0
             for i in 0..<perWorkerLimit {
                 let batch = "w\(w)-\(i)"
-                let reply = Self.postEvents(front, client: "load-client-\(w)", batch: batch)
-                if (200..<300).contains(reply.status) {
+                // POST /events and POST /latest alternate: nginx retries both on the other replica.
+                let updateCheck = i % 2 == 1
+                let reply = Self.postEvents(front, client: "load-client-\(w)", batch: batch, updateCheck: updateCheck)
+                if (200..<300).contains(reply.status), (reply.json?["events"] as? [String: Any] ?? reply.json)?["accepted"] != nil {
                     acknowledged.append(batch)
                     counters.append(1)
                 } else {
-                    failures.append("POST /events \(batch): \(reply.status) \(reply.text) \(reply.error ?? "")")
+                    failures.append("POST \(updateCheck ? "/latest" : "/events") \(batch): \(reply.status) \(reply.text) \(reply.error ?? "")")
                 }
                 // Uncached GETs fail over too (a model file is a HIT after the first request).
                 let health = HTTPReply.send(port: front, path: i % 2 == 0 ? "/healthz" : demoPath)
@@ -268,7 +271,7 @@ import Testing
         try b.restart()
         let again = try exportedBatches(a.dataDir)
         #expect(again.events.count == export.events.count, "export after B's restart: \(again.events.count) vs \(export.events.count) batches")
-        print("ReplicaNginxTests: kill after \(killed) batches; \(acknowledged.count) acknowledged, by instance \(byInstance); \(failedOver.count) requests failed over")
+        print("ReplicaNginxTests: kill after \(killed) batches; \(acknowledged.count) acknowledged, by instance \(byInstance); \(failedOver.count) requests failed over: \(Set(failedOver.compactMap { $0.split(separator: "\"").dropFirst().first?.split(separator: " ").prefix(2).joined(separator: " ") }).sorted())")
     }
 
     // MARK: - One instance id, one process
