@@ -12,7 +12,7 @@ import Glibc
     static let marks: [Int64] = [0, 2 << 30 - 8, 4 << 30 - 8, size - 16]
 
     static func markBytes(_ offset: Int64) -> [UInt8] {
-        (0..<16).map { UInt8(truncatingIfNeeded: offset &>> ($0 % 8 * 8)) ^ UInt8($0 * 17 + 1) }
+        (0..<16).map { UInt8(truncatingIfNeeded: offset &>> ($0 % 8 * 8)) ^ UInt8(truncatingIfNeeded: $0 * 17 + 1) }
     }
 
     @Test(.timeLimit(.minutes(5)))
