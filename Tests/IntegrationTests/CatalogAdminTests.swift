@@ -49,6 +49,9 @@ import Testing
         #expect(again.stderr.contains("id_in_use") || again.stderr.contains("409"), "\(again.stderr)")
         let viaCurl = try fx.curl("/admin/models?sdk_min=1&ext=bin&id=\(imported)", fx.auth + ["--data-binary", "abc"])
         #expect(viaCurl.status == 409 && viaCurl.errorCode == "id_in_use")
+        // UUIDs compare case-insensitively: the same id in capitals is still in use.
+        let upper = try fx.curl("/admin/models?sdk_min=1&ext=bin&id=\(imported.uppercased())", fx.auth + ["--data-binary", "abc"])
+        #expect(upper.status == 409 && upper.errorCode == "id_in_use")
         let releases = try #require(try fx.curl("/admin/models", fx.auth).json?["releases"] as? [[String: Any]])
         #expect(releases.count == 1)
         #expect(fx.modelsEntries().tmp.isEmpty)

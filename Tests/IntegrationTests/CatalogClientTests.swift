@@ -191,6 +191,30 @@ import Testing
         #expect(try fx.latestID("sdk=1.5") == old)
     }
 
+    @Test func patch_changesTheDocumentAndItsETag_sdkMaxNarrowsSelection_SPEC4_1_7_1() throws {
+        let old = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0")["id"] as? String)
+        let new = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0", ["--label", "first"])["id"] as? String)
+        let before = try fx.curl("/latest?sdk=1.5")
+        let etag = try #require(before.header("ETag"))
+        let patch = { (body: String) in
+            try self.fx.curl("/admin/models/\(new)", self.fx.auth + ["-X", "PATCH", "-H", "Content-Type: application/json", "--data-binary", body])
+        }
+        #expect(try patch(#"{"label":"second"}"#).status == 200)
+        // A cached copy revalidated with the old ETag gets the new document, not a 304.
+        let after = try fx.curl("/latest?sdk=1.5", ["-H", "If-None-Match: \(etag)"])
+        #expect(after.status == 200 && after.json?["label"] as? String == "second")
+        #expect(after.header("ETag") != etag)
+        #expect(try patch(#"{"sdk_max":"1.5"}"#).status == 200)
+        #expect(try fx.latestID("sdk=1.4.999999") == new)
+        #expect(try fx.latestID("sdk=1.5") == old, "sdk_max is exclusive after a PATCH too")
+        #expect(try patch(#"{"sdk_max":"0.5"}"#).errorCode == "invalid_parameter")
+        #expect(try patch(#"{"rollout_percent":101}"#).errorCode == "invalid_parameter")
+        #expect(try patch(#"{"state":"bogus"}"#).errorCode == "invalid_parameter")
+        let missing = try fx.curl("/admin/models/00000000-0000-4000-8000-000000000000", fx.auth + ["-X", "PATCH", "-H", "Content-Type: application/json", "--data-binary", #"{"label":"x"}"#])
+        #expect(missing.status == 404 && missing.errorCode == "not_found", "\(missing.status) \(missing.text)")
+        #expect(try fx.latestID("sdk=1.0") == new, "refused PATCHes changed nothing")
+    }
+
     @Test func partialRollout_bucketsMatchSHA256Oracle_privateCaching_SPEC3_4_1() throws {
         let base = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0")["id"] as? String)
         let canary = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0", ["--rollout", "30"])["id"] as? String)

@@ -128,8 +128,12 @@ import Glibc
         #expect(fx.server.waitForExit(within: 10) != nil)
         #expect(!fx.modelsEntries().tmp.isEmpty, "the crash left a partial temp behind")
 
+        // Another replica's upload in progress in the shared models/.tmp must survive our start-up.
+        let foreign = tmpDir.appendingPathComponent("other-replica-0123456789abcdef")
+        try Data("theirs".utf8).write(to: foreign)
         try fx.server.restart()
-        #expect(fx.modelsEntries().tmp.isEmpty, "temp of this instance cleaned at start-up")
+        #expect(fx.modelsEntries().tmp == [foreign.lastPathComponent], "only this instance's temp cleaned at start-up")
+        try FileManager.default.removeItem(at: foreign)
         #expect(fx.server.log.contains("unfinished upload"))
         // The catalog is valid and every release it names has its whole file.
         let releases = try #require(try fx.curl("/admin/models", fx.auth).json?["releases"] as? [[String: Any]])
