@@ -24,8 +24,8 @@ COPY Tests ./Tests
 RUN swift build -c release --static-swift-stdlib --product modeld \
     && swift build -c release --static-swift-stdlib --product modelctl \
     && bin="$(swift build -c release --show-bin-path)" \
-    && install -D -m 0755 "$bin/modeld" /out/modeld \
-    && install -D -m 0755 "$bin/modelctl" /out/modelctl
+    && install -D -s -m 0755 "$bin/modeld" /out/modeld \
+    && install -D -s -m 0755 "$bin/modelctl" /out/modelctl
 
 FROM ${RUNTIME_IMAGE} AS runtime
 RUN apt-get update \

@@ -14,7 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),  // 4.x: FoundationEssentials, no ICU
     ],
     targets: [
         // C wrappers for what Glibc does not export (epoll, eventfd, timerfd, signalfd, accept4, sendfile).

@@ -29,7 +29,7 @@ for product in modeld modelctl; do
 done
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)
 mkdir -p dist
-install -m 0755 "$bin/modeld" "$bin/modelctl" dist/
+install -s -m 0755 "$bin/modeld" "$bin/modelctl" dist/
 
 if ! "${BUILDAH[@]}" inspect --type image "$BASE" >/dev/null 2>&1; then
   echo "== base image $BASE from debootstrap"

@@ -39,7 +39,9 @@ public enum ReleaseSelector {
                 bestPartial = r
             }
         }
-        return Selection(release: bestPartial ?? best, dependsOnClientID: partialAboveBest)
+        // Without a client_id the URL alone decides the answer (never in a partial rollout), so
+        // it stays publicly cacheable; with one, a partial rollout that could win makes it private.
+        return Selection(release: bestPartial ?? best, dependsOnClientID: clientID != nil && partialAboveBest)
     }
 
     /// First 4 bytes of SHA-256(`releaseID + ":" + clientID`) as a big-endian integer, mod 100.

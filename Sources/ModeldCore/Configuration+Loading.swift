@@ -84,21 +84,20 @@ extension Configuration {
             guard argument.hasPrefix("--") else {
                 throw ConfigurationError(subject: "argument \"\(argument)\"", reason: "unexpected; see --help")
             }
-            let flag: String
+            let flag = argument.firstIndex(of: "=").map { String(argument[..<$0]) } ?? argument
+            // An unknown flag is named as such before anything else is said about it.
+            guard flagKeys[flag] != nil || flag == "--config" || flag == "--port" else {
+                throw ConfigurationError(subject: "flag \(flag)", reason: "unknown flag; see --help")
+            }
             let value: String
             if let equals = argument.firstIndex(of: "=") {
-                flag = String(argument[..<equals])
                 value = String(argument[argument.index(after: equals)...])
             } else {
                 guard index < arguments.count else {
                     throw ConfigurationError(subject: "flag \(argument)", reason: "needs a value")
                 }
-                flag = argument
                 value = arguments[index]
                 index += 1
-            }
-            guard flagKeys[flag] != nil || flag == "--config" || flag == "--port" else {
-                throw ConfigurationError(subject: "flag \(flag)", reason: "unknown flag; see --help")
             }
             flags.append((flag, value))
         }

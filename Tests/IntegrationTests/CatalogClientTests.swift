@@ -234,9 +234,8 @@ import Testing
         // Without client_id: never in a partial rollout.
         let anonymous = try fx.curl("/latest?sdk=1.0")
         #expect(anonymous.json?["id"] as? String == base)
-        // Conservative by design (ReleaseSelector): a partial rollout could have matched had the
-        // client identified itself, so the answer stays private while one is in progress.
-        #expect(anonymous.header("Cache-Control") == "private, max-age=60")
+        // The URL alone decides an anonymous answer, so a CDN may share it (SPEC §4.1).
+        #expect(anonymous.header("Cache-Control") == "public, max-age=60")
 
         // Widening the rollout keeps everyone already in it (same buckets) and adds the rest.
         #expect(try fx.modelctl(["rollout", canary, "100"]).status == 0)

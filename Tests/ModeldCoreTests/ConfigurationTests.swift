@@ -103,6 +103,7 @@ private func loadError(_ arguments: [String] = [], env: [String: String] = [:],
 
     @Test func config_unknownFlagOrBadFlagValueNamesTheFlag_SPEC8() {
         #expect(loadError(["--verbose"])?.subject == "flag --verbose")
+        #expect(loadError(["--verbose"])?.reason == "unknown flag; see --help")   // last argument: unknown, not "needs a value"
         #expect(loadError(["--port", "x"])?.subject == "flag --port")
         #expect(loadError(["--port", "70000"])?.subject == "flag --port")
         #expect(loadError(["--workers", "-3"])?.subject == "flag --workers")
