@@ -8,5 +8,5 @@ for c in scripts/checks/*.sh; do
   echo "== $c"
   if bash "$c"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $c"; fi
 done
-echo "script checks: $pass passed, $fail failed"
+echo "scripts: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
