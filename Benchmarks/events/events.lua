@@ -11,21 +11,21 @@ local prefix, suffix = string.sub(text, 1, at - 1), string.sub(text, at + 4)
 
 local threads = {}
 local counter = 0
-local tid = 0
+local id_prefix = ""
 
 function setup(thread)
   thread:set("tid", #threads + 1)
   table.insert(threads, thread)
 end
 
+-- `tid` is the global that setup() gave this thread's Lua state (not a local: a local would shadow it).
 function init(args)
-  tid = tonumber(tid) or 0
-  run_tag = tostring(os.time())
+  id_prefix = "b" .. tostring(os.time()) .. "-" .. tostring(tid) .. "-"
 end
 
 function request()
   counter = counter + 1
-  local body = prefix .. "b" .. run_tag .. "-" .. tid .. "-" .. counter .. suffix
+  local body = prefix .. id_prefix .. counter .. suffix
   return wrk.format("POST", path, { ["Content-Type"] = "application/json" }, body)
 end
 
