@@ -26,7 +26,7 @@ enum HTTPClientError: Error, CustomStringConvertible {
 
 enum EventsHTTP {
     static func request(_ port: Int, _ method: String, _ target: String, headers: [(String, String)] = [],
-                        body: [UInt8] = [], timeout: Int = 10) throws -> HTTPReply {
+                        body: [UInt8] = [], timeout: Int = 10, beforeLastByte: (() -> Void)? = nil) throws -> HTTPReply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPClientError.io("socket: errno \(errno)") }
         defer { close(fd) }
@@ -49,9 +49,11 @@ enum EventsHTTP {
         let out = Array(head.utf8) + body
         var sent = 0
         while sent < out.count {
+            if let beforeLastByte, sent == out.count - 1 { beforeLastByte() }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if sent >= head.utf8.count, poll(&p, 1, 0) > 0 { break }
-            let n = out[sent...].withUnsafeBytes { send(fd, $0.baseAddress, min($0.count, 65536), Int32(MSG_NOSIGNAL)) }
+            let end = beforeLastByte != nil && sent < out.count - 1 ? out.count - 1 : out.count
+            let n = out[sent..<end].withUnsafeBytes { send(fd, $0.baseAddress, min($0.count, 65536), Int32(MSG_NOSIGNAL)) }
             if n <= 0 { break }
             sent += n
         }
