@@ -86,9 +86,8 @@ import Testing
 
     /// Under strace: every response that acknowledges a batch leaves after the fdatasync that
     /// followed the write of that batch's lines.
-    /// Opt-in (EVENTS_IT_STRACE=1): in this container the traced server stalled under `strace -f`.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["EVENTS_IT_STRACE"] == "1"))
-    func noResponseBeforeItsCommit_straced_SPEC4_2() throws {
+    /// Skipped (with a message) when strace is missing or ptrace is not permitted.
+    @Test func noResponseBeforeItsCommit_straced_SPEC4_2() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/strace") else {
             print("skipped: strace not installed"); return
         }
@@ -103,7 +102,7 @@ import Testing
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        p.arguments = ["-f", "-qq", "-s", "65536", "-o", trace.path,
+        p.arguments = ["-f", "-qq", "-s", "8192", "-o", trace.path,
                        "-e", "trace=fdatasync,write,writev,sendmsg,sendto,read,recvfrom,recvmsg,readv",
                        TestBinaries.modeld.path,
                        "--config", ModeldServer.repositoryRoot.appendingPathComponent("config/modeld.json").path,
@@ -116,7 +115,16 @@ import Testing
         p.standardOutput = try FileHandle(forWritingTo: log)
         p.standardError = try FileHandle(forWritingTo: log)
         try p.run()
-        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
+        // strace's child is modeld: a signal to strace only detaches it, so signal modeld itself.
+        func tracee() -> Int32? {
+            let text = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").first.flatMap { Int32($0) }
+        }
+        defer {
+            if let child = tracee() { kill(child, SIGKILL) }
+            kill(p.processIdentifier, SIGKILL)
+            _ = ModeldServer.eventually(within: 10) { !p.isRunning }
+        }
         var port = 0
         #expect(ModeldServer.eventually(within: 30) {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -134,7 +142,8 @@ import Testing
             if reply?.status == 200 { ok.withLock { $0 += 1 } }
         })
         #expect(ok.withLock { $0 } == count)
-        kill(p.processIdentifier, SIGTERM)
+        let child = try #require(tracee())
+        kill(child, SIGTERM)
         #expect(ModeldServer.eventually(within: 30) { !p.isRunning })
 
         // Time-ordered lines "PID call(fd, …) = n"; a call another thread interrupted is split into
@@ -160,7 +169,11 @@ import Testing
                 fd = String(rest[rest.index(after: open)..<comma])
                 if rest.hasSuffix("<unfinished ...>") { pendingFD[pid] = fd }
             }
-            let ids = line.matches(of: #/batch_id\\":\\"(st-\d+)\\"/#).map { String($0.1) }
+            // Plain substring search: Swift Regex over these long lines takes minutes in a debug build.
+            let ids = line.components(separatedBy: #"batch_id\":\""#).dropFirst().compactMap { part -> String? in
+                guard part.hasPrefix("st-"), let end = part.firstIndex(of: "\\") else { return nil }
+                return String(part[..<end])
+            }
             switch call {
             case "fdatasync" where line.hasSuffix("= 0"):
                 syncDone.append(n)
