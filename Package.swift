@@ -43,7 +43,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .executableTarget(name: "modeld", dependencies: ["ModeldCore"]),
+        .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         .executableTarget(name: "modelctl", dependencies: [
             "ModelCatalog", "EventStore", "EgressCost", "CCurl", "CLinuxShims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

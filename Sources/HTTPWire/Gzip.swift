@@ -126,11 +126,14 @@ public struct GzipInflater: ~Copyable {
             stream.pointee.next_out = scratch
             stream.pointee.avail_out = UInt32(room)
             let rc = CZlib.inflate(stream, Z_NO_FLUSH)
-            output.append(contentsOf: UnsafeBufferPointer(start: scratch, count: room - Int(stream.pointee.avail_out)))
-            if output.count > limit {
-                output.removeLast(output.count - limit)
+            let produced = room - Int(stream.pointee.avail_out)
+            // Checked before appending: the proof byte must not grow the array past the limit
+            // (appending it doubled an 8 MiB buffer to 16 MiB for every gzip bomb).
+            if output.count + produced > limit {
+                output.append(contentsOf: UnsafeBufferPointer(start: scratch, count: limit - output.count))
                 throw .tooLarge
             }
+            output.append(contentsOf: UnsafeBufferPointer(start: scratch, count: produced))
             switch rc {
             case Z_STREAM_END: memberEnded = true
             case Z_OK where stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0: return

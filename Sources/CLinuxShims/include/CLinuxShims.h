@@ -12,6 +12,7 @@
 #include <netinet/tcp.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <malloc.h>
 
 int modeld_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 int modeld_fcntl_lock(int fd, int wait);      // exclusive whole-file F_SETLK(W) write lock; -1 + errno on failure
