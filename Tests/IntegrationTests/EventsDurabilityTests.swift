@@ -99,7 +99,7 @@ import Testing
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: ModeldServer.repositoryRoot.appendingPathComponent("models"), to: root.appendingPathComponent("models"))
         let trace = root.appendingPathComponent("trace.txt"), log = root.appendingPathComponent("log.txt")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
         p.arguments = ["-f", "-qq", "-s", "8192", "-o", trace.path,

@@ -65,8 +65,8 @@ import Testing
     }
 
     /// `POST /events`, or with `updateCheck` `POST /latest?sdk=1.0` (the demo model answers).
-    private static func postEvents(_ port: Int, client: String, batch: String, updateCheck: Bool = false) -> HTTPReply {
-        HTTPReply.send(port: port, method: "POST", path: updateCheck ? "/latest?sdk=1.0" : "/events",
+    private static func postEvents(_ port: Int, client: String, batch: String, updateCheck: Bool = false) -> ProxyReply {
+        ProxyReply.send(port: port, method: "POST", path: updateCheck ? "/latest?sdk=1.0" : "/events",
                        headers: ["Content-Type": "application/json"], body: eventBody(client: client, batch: batch))
     }
 
@@ -103,7 +103,7 @@ import Testing
         let published = Date()
         var lastOnB = ""
         let propagated = ModeldServer.eventually(within: 2) {
-            let reply = HTTPReply.send(port: b.port, path: "/latest?sdk=2.3")
+            let reply = ProxyReply.send(port: b.port, path: "/latest?sdk=2.3")
             lastOnB = "\(reply.status) \(reply.text.prefix(200))"
             return reply.status == 200 && (reply.json?["id"] as? String) == id
         }
@@ -112,7 +112,7 @@ import Testing
 
         // 2. 50 concurrent cold downloads through nginx: each origin sends the file at most once.
         let front = nginx.port
-        let downloads = HTTPReply.parallel(50, within: 60) { _ in HTTPReply.send(port: front, path: path, timeout: 30) }
+        let downloads = ProxyReply.parallel(50, within: 60) { _ in ProxyReply.send(port: front, path: path, timeout: 30) }
         #expect(downloads.count == 50)
         var cacheStatuses: [String: Int] = [:]
         for reply in downloads {
@@ -121,12 +121,12 @@ import Testing
         }
 
         // 3. /latest through nginx is revalidated (If-None-Match → 304 from an origin) once it expires.
-        let first = HTTPReply.send(port: nginx.port, path: "/latest?sdk=2.3")
+        let first = ProxyReply.send(port: nginx.port, path: "/latest?sdk=2.3")
         #expect(first.status == 200 && (first.json?["id"] as? String) == id, "\(first.status) \(first.text)")
         #expect(first.headers["cache-control"] == "public, max-age=1")
         var latestStatuses: [String] = []
         let revalidated = ModeldServer.eventually(within: 6) {
-            let reply = HTTPReply.send(port: nginx.port, path: "/latest?sdk=2.3")
+            let reply = ProxyReply.send(port: nginx.port, path: "/latest?sdk=2.3")
             latestStatuses.append("\(reply.status) \(reply.headers["x-cache-status"] ?? "-")")
             return reply.status == 200 && reply.headers["x-cache-status"] == "REVALIDATED" && reply.body == first.body
         }
@@ -139,10 +139,10 @@ import Testing
         let rolloutPath = "/latest?sdk=2.3&client_id=rollout-client-7"
         // Both replicas must know the release first (else a stale public answer could be cached).
         let bothKnow = ModeldServer.eventually(within: 2) {
-            [a, b].allSatisfy { HTTPReply.send(port: $0.port, path: rolloutPath).headers["cache-control"]?.hasPrefix("private") == true }
+            [a, b].allSatisfy { ProxyReply.send(port: $0.port, path: rolloutPath).headers["cache-control"]?.hasPrefix("private") == true }
         }
         #expect(bothKnow, "the replicas did not answer `private` for \(challengerID) within 2 s")
-        let rolloutReplies = (0..<4).map { _ in HTTPReply.send(port: nginx.port, path: rolloutPath) }
+        let rolloutReplies = (0..<4).map { _ in ProxyReply.send(port: nginx.port, path: rolloutPath) }
         for reply in rolloutReplies {
             #expect(reply.status == 200 && reply.headers["cache-control"]?.hasPrefix("private") == true,
                     "\(reply.status) \(reply.headers["cache-control"] ?? "no Cache-Control")")
@@ -153,8 +153,8 @@ import Testing
         #expect(originFetches.count == 4, "every partial-rollout request reaches an origin:\n\(originFetches.joined(separator: "\n"))")
 
         // 5. Events through nginx: 40 unique batches, 10 of them resent; both replicas write.
-        let posted = HTTPReply.parallel(40, within: 60) { i in Self.postEvents(front, client: "client-\(i)", batch: "batch-\(i)") }
-        let resent = HTTPReply.parallel(10, within: 60) { i in Self.postEvents(front, client: "client-\(i)", batch: "batch-\(i)") }
+        let posted = ProxyReply.parallel(40, within: 60) { i in Self.postEvents(front, client: "client-\(i)", batch: "batch-\(i)") }
+        let resent = ProxyReply.parallel(10, within: 60) { i in Self.postEvents(front, client: "client-\(i)", batch: "batch-\(i)") }
         for reply in posted + resent {
             #expect(reply.status == 200, "POST /events: \(reply.status) \(reply.text) \(reply.error ?? "")")
         }
@@ -212,12 +212,12 @@ import Testing
         let demoPath = "/models/8d26dce3-a67c-4ab7-b68c-01a5318972ab.onnx"
         let front = nginx.port, victim = b.pid
 
-        let acknowledged = HTTPReply.Collector<String>()
-        let failures = HTTPReply.Collector<String>()
-        let counters = HTTPReply.Collector<Int>()   // one entry per acknowledged batch
-        let killedAt = HTTPReply.Collector<Int>()
+        let acknowledged = ProxyReply.Collector<String>()
+        let failures = ProxyReply.Collector<String>()
+        let counters = ProxyReply.Collector<Int>()   // one entry per acknowledged batch
+        let killedAt = ProxyReply.Collector<Int>()
         let workers = 6, perWorkerLimit = 400
-        let finished = HTTPReply.parallel(workers, within: 60) { w -> Int in
+        let finished = ProxyReply.parallel(workers, within: 60) { w -> Int in
             var done = 0
             for i in 0..<perWorkerLimit {
                 let batch = "w\(w)-\(i)"
@@ -231,7 +231,7 @@ import Testing
                     failures.append("POST \(updateCheck ? "/latest" : "/events") \(batch): \(reply.status) \(reply.text) \(reply.error ?? "")")
                 }
                 // Uncached GETs fail over too (a model file is a HIT after the first request).
-                let health = HTTPReply.send(port: front, path: i % 2 == 0 ? "/healthz" : demoPath)
+                let health = ProxyReply.send(port: front, path: i % 2 == 0 ? "/healthz" : demoPath)
                 if health.status != 200 { failures.append("GET \(i % 2 == 0 ? "/healthz" : demoPath): \(health.status) \(health.error ?? "")") }
                 done += 1
                 // The kill happens once 60 batches are in; the load stops 120 batches after it.
@@ -285,18 +285,18 @@ import Testing
         #expect(result.status == 2, "second 'b': status \(result.status)\n\(result.stdout)\(result.stderr)")
         #expect((result.stdout + result.stderr).contains("already running"), "\(result.stdout)\(result.stderr)")
         // The running replicas are undisturbed, and a third id is welcome on the same directories.
-        #expect(HTTPReply.send(port: a.port, path: "/healthz").status == 200)
-        #expect(HTTPReply.send(port: b.port, path: "/healthz").status == 200)
+        #expect(ProxyReply.send(port: a.port, path: "/healthz").status == 200)
+        #expect(ProxyReply.send(port: b.port, path: "/healthz").status == 200)
         env["MODELD_INSTANCE_ID"] = "c"
         let c = try ModeldServer(environment: env, root: a.root)
-        #expect(HTTPReply.send(port: c.port, path: "/healthz").status == 200)
+        #expect(ProxyReply.send(port: c.port, path: "/healthz").status == 200)
     }
 }
 
 /// A minimal HTTP/1.1 client for these tests: one request per connection (`Connection: close`),
 /// raw sockets, every read bounded by SO_RCVTIMEO. It never throws: a failure is a reply with
 /// status 0 and `error` set, so that concurrent load can record it.
-struct HTTPReply: Sendable {
+struct ProxyReply: Sendable {
     var status = 0
     var headers: [String: String] = [:]   // lower-cased names; the last value wins
     var body = Data()
@@ -306,9 +306,9 @@ struct HTTPReply: Sendable {
     var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
 
     static func send(port: Int, method: String = "GET", path: String, headers: [String: String] = [:],
-                     body: Data = Data(), timeout: Int = 10) -> HTTPReply {
+                     body: Data = Data(), timeout: Int = 10) -> ProxyReply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return HTTPReply(error: "socket: errno \(errno)") }
+        guard fd >= 0 else { return ProxyReply(error: "socket: errno \(errno)") }
         defer { close(fd) }
         var tv = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -317,7 +317,7 @@ struct HTTPReply: Sendable {
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard rc == 0 else { return HTTPReply(error: "connect to \(port): errno \(errno)") }
+        guard rc == 0 else { return ProxyReply(error: "connect to \(port): errno \(errno)") }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if method == "POST" || method == "PUT" || !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
@@ -332,26 +332,26 @@ struct HTTPReply: Sendable {
             }
             return true
         }
-        guard sent else { return HTTPReply(error: "send: errno \(errno)") }
+        guard sent else { return ProxyReply(error: "send: errno \(errno)") }
         var received = Data()
         var chunk = [UInt8](repeating: 0, count: 1 << 18)
         while true {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
             if n == 0 { break }
-            if n < 0 { return HTTPReply(error: "recv after \(received.count) bytes: errno \(errno)") }
+            if n < 0 { return ProxyReply(error: "recv after \(received.count) bytes: errno \(errno)") }
             received.append(contentsOf: chunk[0..<n])
         }
         return parse(received, isHEAD: method == "HEAD")
     }
 
-    private static func parse(_ data: Data, isHEAD: Bool) -> HTTPReply {
+    private static func parse(_ data: Data, isHEAD: Bool) -> ProxyReply {
         guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
-            return HTTPReply(error: "no complete response head in \(data.count) bytes")
+            return ProxyReply(error: "no complete response head in \(data.count) bytes")
         }
         let lines = String(decoding: data[data.startIndex..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = lines[0].split(separator: " ")
-        var reply = HTTPReply()
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return HTTPReply(error: "bad status line \(lines[0])") }
+        var reply = ProxyReply()
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return ProxyReply(error: "bad status line \(lines[0])") }
         reply.status = status
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
