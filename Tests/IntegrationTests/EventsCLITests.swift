@@ -33,7 +33,8 @@ import Testing
 
         let csv = try EventsFixture.modelctl(["events", "export", "--data-dir", data, "--format", "csv"])
         #expect(csv.status == 0, "\(csv.stderr)")
-        let rows = csv.stdout.split(separator: "\n").map(String.init)
+        // CRLF rows (RFC 4180); in Swift "\r\n" is one Character, so split on it, not on "\n".
+        let rows = csv.stdout.split(separator: "\r\n").map(String.init)
         #expect(rows.first == "received_at,instance,client_id,batch_id,seq,sdk,name,ts,model_id,outcome,value,props")
         #expect(rows.count == 4)
         #expect(rows.contains { $0.contains(",client-1,x-1,1,2.3,upsell_prompt,2026-11-21T10:00:00Z,m-a,dismissed,1.0,") }, "\(rows)")

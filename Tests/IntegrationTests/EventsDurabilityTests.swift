@@ -158,7 +158,8 @@ import Testing
         for (n, line) in lines.enumerated() {
             guard let space = line.firstIndex(of: " ") else { continue }
             let pid = line[..<space]
-            let rest = line[line.index(after: space)...]
+            // strace pads the pid to five columns: skip however many spaces follow it.
+            let rest = line[line.index(after: space)...].drop { $0 == " " }
             let resumed = rest.hasPrefix("<... ")
             let call = resumed ? String(rest.dropFirst(5).prefix { $0 != " " })
                                : String(rest.prefix { $0 != "(" })
