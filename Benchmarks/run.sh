@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# modeld side by side with nginx (and Hummingbird with BENCH_SWIFT_PEERS=1), using the shared
+# peer harness (../shared/bench: run-peers.sh, lib.sh, env.sh, make-data.sh). See README.md.
+#
+#   Benchmarks/run.sh                 RUNS=1 by default; DUR/WARM/PIN/PHASES go to run-peers.sh
+#   RUNS=3 DUR=10 Benchmarks/run.sh   the shared README's protocol
+#   WORKERS="1 2"                     modeld --workers values, one labelled run-peers.sh pass each
+#   NGINX_PEERS="nginx-w1"            the nginx peer(s) in every pass (ratios are to the first)
+#   BENCH_SWIFT_PEERS=1               also Hummingbird (builds ../shared/bench/peers/swift: minutes)
+#   BENCH_ROOT=/tmp/modeld-bench      all data (2+ GiB), models, results: never in the repository
+#   BENCH_SHARED=/path/to/bench       the shared harness, when it cannot be found by walking up
+#
+# Every server is started and stopped by PID (run-peers.sh does its own; the import server here).
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH_ROOT=${BENCH_ROOT:-/tmp/modeld-bench}
+RUNS=${RUNS:-1}
+WORKERS=${WORKERS:-"1 2"}
+NGINX_PEERS=${NGINX_PEERS:-nginx-w1}
+export RUNS DUR=${DUR:-10} WARM=${WARM:-3} PIN=${PIN:-0}
+[[ -n "${PHASES:-}" ]] && export PHASES
+
+die() { echo "Benchmarks/run.sh: $*" >&2; exit 1; }
+
+# --- the shared harness: $BENCH_SHARED, else <ancestor>/shared/bench walking up from the repo
+# (the main checkout's ../shared/bench; a worktree deeper down finds the same one), else the
+# main checkout of this worktree (git common dir) + ../shared/bench.
+find_shared() {
+  if [[ -n "${BENCH_SHARED:-}" ]]; then echo "$BENCH_SHARED"; return; fi
+  local d=$REPO
+  while [[ $d != / ]]; do
+    d=$(dirname "$d")
+    [[ -f $d/shared/bench/run-peers.sh ]] && { echo "$d/shared/bench"; return; }
+  done
+  local common; common=$(git -C "$REPO" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+  [[ -n $common && -f $(dirname "$common")/../shared/bench/run-peers.sh ]] && { echo "$(cd "$(dirname "$common")/../shared/bench" && pwd)"; return; }
+  echo ""
+}
+SHARED=$(find_shared)
+[[ -n $SHARED && -f $SHARED/run-peers.sh && -f $SHARED/lib.sh && -f $SHARED/env.sh && -f $SHARED/make-data.sh ]] ||
+  die "shared bench harness not found (looked for ../shared/bench above $REPO); set BENCH_SHARED=/path/to/bench"
+SHARED=$(cd "$SHARED" && pwd)
+for tool in nginx wrk hyperfine curl python3 swift; do
+  command -v "$tool" >/dev/null || die "$tool is not installed (apt-get install -y nginx wrk hyperfine curl)"
+done
+
+# --- scratch layout. nginx.conf names data/ and results/ relative to its prefix (BENCH_DIR),
+# so BENCH_DIR is a scratch folder whose harness files link to the shared ones and whose
+# data/ and results/ are here: nothing is written into the shared folder or the repository.
+export DATA_DIR=$BENCH_ROOT/data RESULTS_DIR=$BENCH_ROOT/results
+PREFIX=$BENCH_ROOT/prefix
+mkdir -p "$DATA_DIR" "$RESULTS_DIR" "$PREFIX" "$BENCH_ROOT/modeld"
+for f in env.sh lib.sh run-peers.sh summarize.py make-data.sh check-peers.sh rawhead.py wrk peers; do
+  [[ -e $SHARED/$f ]] && ln -sfn "$SHARED/$f" "$PREFIX/$f"
+done
+ln -sfn "$DATA_DIR" "$PREFIX/data"
+ln -sfn "$RESULTS_DIR" "$PREFIX/results"
+export BENCH_DIR=$PREFIX
+# shellcheck source=/dev/null
+source "$SHARED/env.sh"   # MODEL_1G_ID, MODEL_64M_ID, ports (BENCH_DIR and DATA_DIR as set above)
+
+echo "== shared harness: $SHARED; data and results: $BENCH_ROOT; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+# --- build
+echo "== swift build -c release (modeld, modelctl)" >&2
+(cd "$REPO" && swift build -c release --product modeld >&2 && swift build -c release --product modelctl >&2)
+BIN=$(cd "$REPO" && swift build -c release --show-bin-path)
+[[ -x $BIN/modeld && -x $BIN/modelctl ]] || die "release binaries missing in $BIN"
+SERVERS_SWIFT=""
+if [[ "${BENCH_SWIFT_PEERS:-0}" == 1 ]]; then
+  echo "== swift build -c release in $SHARED/peers/swift (Hummingbird peer; takes minutes)" >&2
+  (cd "$SHARED/peers/swift" && swift build -c release >&2)
+  SERVERS_SWIFT="hummingbird"
+fi
+
+# --- data: latest.json and the two random model files (kept between runs)
+echo "== make-data.sh" >&2
+"$SHARED/make-data.sh" >&2
+
+# --- modeld's models directory: the two files published under the env.sh ids. The 64 MiB one
+# goes to channel "bench" so that /latest?sdk=2.3 (stable) answers with the 1 GiB release.
+MODELS=$BENCH_ROOT/modeld/models
+has_release() { [[ -f $MODELS/catalog.json && -f $MODELS/$1.bin ]] && grep -q "\"$1\"" "$MODELS/catalog.json" &&
+  [[ $(stat -c %s "$MODELS/$1.bin") == "$2" ]]; }
+if has_release "$MODEL_1G_ID" "$SIZE_1G" && has_release "$MODEL_64M_ID" "$SIZE_64M"; then
+  echo "== models already imported in $MODELS" >&2
+else
+  echo "== importing the bench files into $MODELS through a temporary modeld + modelctl publish --id" >&2
+  rm -rf "$MODELS"; mkdir -p "$MODELS"
+  IMPORT_PORT=${IMPORT_PORT:-18093} TOKEN=bench-import-$$
+  ss -Hltn "sport = :$IMPORT_PORT" | grep -q . && die "port $IMPORT_PORT busy (set IMPORT_PORT)"
+  # cwd has no config/modeld.json: defaults + these flags (access log in import-data/).
+  (cd "$BENCH_ROOT" && MODELD_ADMIN_TOKEN=$TOKEN exec "$BIN/modeld" --listen "127.0.0.1:$IMPORT_PORT" --models-dir "$MODELS" \
+    --data-dir "$BENCH_ROOT/modeld/import-data" --public-base-url "http://127.0.0.1:$PORT_CUSTOM") \
+    >"$BENCH_ROOT/modeld/import.log" 2>&1 &
+  IMPORT_PID=$!
+  trap 'kill -TERM "$IMPORT_PID" 2>/dev/null || true' EXIT
+  for _ in $(seq 1 100); do
+    [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:$IMPORT_PORT/healthz") == 200 ]] && break
+    kill -0 "$IMPORT_PID" 2>/dev/null || die "import modeld exited; see $BENCH_ROOT/modeld/import.log"
+    sleep 0.1
+  done
+  publish() { # file id extra...
+    local file=$1 id=$2; shift 2
+    # The release ext comes from the file name (<id>.bin).
+    "$BIN/modelctl" publish "$file" --id "$id" --sdk-min 1.0 --label bench "$@" \
+      --server "http://127.0.0.1:$IMPORT_PORT" --token "$TOKEN" >&2 || die "modelctl publish $id failed"
+  }
+  publish "$DATA_DIR/$MODEL_64M" "$MODEL_64M_ID" --channel bench
+  publish "$DATA_DIR/$MODEL_1G" "$MODEL_1G_ID"
+  got=$(curl -s --max-time 5 "http://127.0.0.1:$IMPORT_PORT/latest?sdk=2.3")
+  [[ $got == *"$MODEL_1G_ID"* ]] || die "/latest?sdk=2.3 does not name the 1 GiB release: $got"
+  kill -TERM "$IMPORT_PID"; wait "$IMPORT_PID" 2>/dev/null || true; trap - EXIT
+fi
+
+# --- the passes: modeld with --workers W next to nginx (and Hummingbird), one label each
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+LABELS=()
+for w in $WORKERS; do
+  label="modeld-w$w-$STAMP"
+  LABELS+=("$label")
+  echo "== pass: modeld --workers $w  (label $label, RUNS=$RUNS DUR=$DUR)  load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  mkdir -p "$BENCH_ROOT/modeld/data-w$w"
+  CUSTOM_NAME="modeld-w$w" \
+  CUSTOM_CMD="$BIN/modeld --listen 127.0.0.1:{PORT} --models-dir $MODELS --data-dir $BENCH_ROOT/modeld/data-w$w --workers $w --public-base-url http://127.0.0.1:{PORT}" \
+  SERVERS="$NGINX_PEERS $SERVERS_SWIFT custom" LABEL="$label" \
+    "$SHARED/run-peers.sh" || die "run-peers.sh failed for workers=$w"
+done
+
+# --- one table over the passes, with ratios to the first nginx peer of the same pass
+python3 - "$RESULTS_DIR" "${NGINX_PEERS%% *}" "${LABELS[@]}" <<'PY'
+import csv, statistics, sys
+from collections import defaultdict
+root, ref, labels = sys.argv[1], sys.argv[2], sys.argv[3:]
+cols = [("latest_c50.rps", "c50 req/s", "{:,.0f}"), ("latest_c256.rps", "c256 req/s", "{:,.0f}"),
+        ("file64m_c4.MBps", "64 MiB c4 MB/s", "{:,.0f}"), ("file1g_curl.MBps", "1 GiB curl MB/s", "{:,.0f}"),
+        ("rss_peak_MiB", "peak RSS MiB", "{:.1f}")]
+oks = [("file1g.ok", "1 GiB ok"), ("range_last1m.ok", "range ok"), ("range_suffix1m.ok", "suffix ok")]
+print("\n## Summary (medians over runs; ratio = server / %s in the same pass)\n" % ref)
+print("| pass | server | " + " | ".join(h for _, h, _ in cols) + " | " + " | ".join(h for _, h in oks) +
+      " | c50 ratio | c256 ratio | 1 GiB ratio | RSS ratio |")
+print("|" + "---|" * (2 + len(cols) + len(oks) + 4))
+for label in labels:
+    data = defaultdict(lambda: defaultdict(list)); order = []
+    with open(f"{root}/{label}/results.tsv") as f:
+        for run, server, metric, value in csv.reader(f, delimiter="\t"):
+            if server not in order: order.append(server)
+            try: data[server][metric].append(float(value))
+            except ValueError: pass
+    med = lambda s, m: statistics.median(data[s][m]) if data[s][m] else None
+    for s in order:
+        cells = [(fmt.format(med(s, m)) if med(s, m) is not None else "–") for m, _, fmt in cols]
+        cells += [("yes" if med(s, m) == 1 else ("no" if med(s, m) is not None else "–")) for m, _ in oks]
+        for m in ("latest_c50.rps", "latest_c256.rps", "file1g_curl.MBps", "rss_peak_MiB"):
+            a, b = med(s, m), med(ref, m)
+            cells.append(f"{a / b:.2f}" if a is not None and b else "–")
+        print(f"| {label.rsplit('-', 2)[0]} | {s} | " + " | ".join(cells) + " |")
+print(f"\nraw results: " + ", ".join(f"{root}/{l}" for l in labels))
+PY
+echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
