@@ -118,6 +118,7 @@ public enum ModeldApp {
             throw StartupFailure(message: "cannot load catalog: \(error)")
         }
         holder.install(ServedCatalog(catalog: catalog, store: store))
+        metrics.recordCatalogReload(releases: catalog.releases.count)   // the first load counts too
         watcher.start()
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
