@@ -164,18 +164,23 @@ public final class CatalogStore: Sendable {
         }
     }
 
-    /// Start-up: removes this instance's abandoned uploads (only its own: other replicas sharing
-    /// the directory may be mid-upload). Returns how many were removed.
+    /// Start-up: removes this instance's abandoned temp files (SPEC §2), whatever writer left
+    /// them; other replicas sharing the directory may be mid-upload, so only its own. A name is
+    /// `<instance>-<suffix>` where the suffix has no `-` (every writer's suffix is hex, maybe with
+    /// a dotted extension): instance ids may contain `-`, so the owner is everything before the
+    /// *last* `-`, and instance `a` never deletes `a-b-<hex>` of instance `a-b`. Returns the count.
     @discardableResult
     public func cleanTemp(instance: String) -> Int {
-        let prefix = instance + "-"
         var removed = 0
-        for name in FileIO.entries(of: tempDirectory) where name.hasPrefix(prefix) {
-            let suffix = name.dropFirst(prefix.count)
-            // Exactly `<instance>-<16 hex>`, so instance `a` never matches `a-b-…` of instance `a-b`.
-            guard suffix.utf8.count == 16, suffix.utf8.allSatisfy({ Release.isHexDigit($0, allowUpper: false) }) else { continue }
+        for name in FileIO.entries(of: tempDirectory) where Self.tempOwner(name) == Substring(instance) {
             if unlink(tempDirectory + "/" + name) == 0 { removed += 1 }
         }
         return removed
+    }
+
+    /// The instance a temp name belongs to: everything before its last `-` (nil without one).
+    static func tempOwner(_ name: String) -> Substring? {
+        guard let dash = name.lastIndex(of: "-"), dash != name.startIndex else { return nil }
+        return name[..<dash]
     }
 }
