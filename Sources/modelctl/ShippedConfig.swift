@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import struct ModeldCore.Configuration
 import struct ModeldCore.ConfigurationError
@@ -18,5 +19,20 @@ enum ShippedConfig {
         } catch {
             throw CLIFailure("cannot use \(path): \(error.description)")
         }
+    }
+}
+
+extension ShippedConfig {
+    /// A base URL checked and normalised by modeld's own `public_base_url` rule (http(s), a host,
+    /// no query/fragment/spaces, trailing `/` dropped), so modelctl accepts exactly what modeld does.
+    static func validatedBaseURL(_ url: String, flag: String) throws -> String {
+        let outcome: Configuration.LoadOutcome
+        do throws(ConfigurationError) {
+            outcome = try Configuration.load(arguments: ["--public-base-url", url], environment: [:], readFile: { _ in nil }, hostName: "modelctl")
+        } catch {
+            throw ValidationError("\(flag): \(error.reason)")
+        }
+        guard case .run(let config) = outcome, let normalised = config.publicBaseURL else { throw ValidationError("\(flag) must be a URL") }
+        return normalised
     }
 }
