@@ -4,6 +4,8 @@ import ModelCatalog
 
 /// `publish`'s options for publishing straight into a models directory (no server).
 struct OfflineOptions: ParsableArguments {
+    /// The shipped config other offline code reads (e.g. its `signing`).
+    static let configFile = ShippedConfig.path
     static let defaultPublicBaseURL = "http://127.0.0.1:8080"
 
     @Option(help: "Publish into this models directory without a server.")
