@@ -66,6 +66,19 @@ public struct Catalog: Equatable, Sendable {
             byID[r.id.lowercased()] = i
             byFile[r.file] = i
         }
+        // Variant files are named by their own UUIDs: no two files of the catalog may share one.
+        var fileIDs = ids
+        for r in sorted {
+            for v in r.variants where !fileIDs.insert(v.fileID.lowercased()).inserted {
+                throw CatalogError(.corruptCatalog, parameter: "variants", "variant \(v.name) of \(r.id) reuses id \(v.fileID)")
+            }
+        }
+    }
+
+    /// Whether `id` names any file of the catalog (a release or a variant): new ids must not.
+    func isIDInUse(_ id: String) -> Bool {
+        let lower = id.lowercased()
+        return byID[lower] != nil || releases.contains { $0.variants.contains { $0.fileID.lowercased() == lower } }
     }
 
     /// What a catalog may record as its base: `http(s)://` and no spaces or control characters
@@ -140,8 +153,36 @@ public struct Catalog: Equatable, Sendable {
         try apply(ReleasePatch(state: .retired), to: id, now: now)
     }
 
-    mutating func markFileDeleted(index i: Int, at now: Timestamp) {
-        releases[i].fileDeletedAt = now
+    /// Marks the named files of release `i` (its own and/or its variants') as deleted.
+    mutating func markFilesDeleted(index i: Int, files: Set<String>, at now: Timestamp) {
+        if files.contains(releases[i].file) { releases[i].fileDeletedAt = now }
+        for j in releases[i].variants.indices where files.contains(releases[i].variants[j].file) {
+            releases[i].variants[j].fileDeletedAt = now
+        }
+    }
+
+    /// Appends a variant to release `id` (SPEC §3.1): 404 unknown release, 409 `retired`,
+    /// 409 `id_in_use` for a live name.
+    mutating func addVariant(_ variant: Variant, to id: String) throws(CatalogError) -> Release {
+        let i = try index(of: id)
+        guard releases[i].state != .retired else {
+            throw CatalogError(.retired, parameter: "id", "release \(releases[i].id) is retired and cannot change")
+        }
+        guard releases[i].liveVariant(named: variant.name) == nil else {
+            throw CatalogError(.idInUse, parameter: "name", "release \(releases[i].id) already has a variant named \(variant.name)")
+        }
+        releases[i].variants.append(variant)
+        return releases[i]
+    }
+
+    /// Marks a live variant removed (its file then follows the grace and GC rules).
+    mutating func removeVariant(named name: String, from id: String, now: Timestamp) throws(CatalogError) -> Release {
+        let i = try index(of: id)
+        guard let j = releases[i].variants.firstIndex(where: { $0.isLive && $0.name == name }) else {
+            throw CatalogError(.notFound, parameter: "name", "release \(releases[i].id) has no variant named \(name)")
+        }
+        releases[i].variants[j].removedAt = now
+        return releases[i]
     }
 }
 

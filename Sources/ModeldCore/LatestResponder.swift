@@ -14,6 +14,7 @@ struct LatestResponder: Sendable {
         var sdkText: String
         var channel: String
         var clientID: String?
+        var device: DeviceAttributes
 
         static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
             guard let text = head.queryItem("sdk"), let sdk = SDKVersion(text) else {
@@ -27,7 +28,13 @@ struct LatestResponder: Sendable {
             if let clientID, !ClientID.isValid(clientID) {
                 return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
             }
-            return .success(Query(sdk: sdk, sdkText: text, channel: channel, clientID: clientID))
+            let device: DeviceAttributes
+            do throws(CatalogError) {
+                device = try DeviceAttributes(query: { head.queryItem($0) })
+            } catch {
+                return .failure(HTTPError(400, "invalid_parameter", "\(error.parameter ?? "query"): \(error.message)"))
+            }
+            return .success(Query(sdk: sdk, sdkText: text, channel: channel, clientID: clientID, device: device))
         }
     }
 
@@ -51,8 +58,8 @@ struct LatestResponder: Sendable {
     /// The chosen release's bodies, and whether the answer depended on client_id.
     func answer(_ q: Query) -> (ServedCatalog.LatestBody, Bool)? {
         let served = catalog.served
-        guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID),
-              let body = served.latestBodies[a.release.id] else { return nil }
+        guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID, device: q.device),
+              let body = served.latestBodies[a.documentKey] else { return nil }
         return (body, a.dependsOnClientID)
     }
 

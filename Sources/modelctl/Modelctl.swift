@@ -17,6 +17,7 @@ struct Modelctl: ParsableCommand {
             HealthCommand.self,
             VerifyCommand.self,
             CatalogCommand.self,
+            VariantCommand.self,
             CostCommand.self,
             EventsCommand.self,
         ]
