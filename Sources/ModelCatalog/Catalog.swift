@@ -206,14 +206,8 @@ public struct ReleasePatch: Equatable, Sendable {
     /// Parses a PATCH body: a JSON object with any of `rollout_percent`, `state`, `sdk_max`
     /// (string or null), `label`. Unknown keys and wrong types are `invalid_parameter`.
     public init(json: [UInt8]) throws(CatalogError) {
-        let dto: PatchDTO
-        do {
-            dto = try JSONDecoder().decode(PatchDTO.self, from: Data(json))
-        } catch let e as CatalogError {
-            throw e
-        } catch {
-            throw .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max or label")
-        }
+        let dto = try decodeStrict(PatchDTO.self, from: json,
+                                   otherwise: .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max or label"))
         self.init(rolloutPercent: dto.rolloutPercent, state: dto.state, sdkMax: dto.sdkMax, label: dto.label)
         if isEmpty { throw .invalid("body", "nothing to change: give rollout_percent, state, sdk_max or label") }
     }
@@ -225,15 +219,8 @@ private struct PatchDTO: Decodable {
     var sdkMax: String??
     var label: String?
 
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
+        let c = try decoder.container(keyedBy: AnyKey.self)
         for key in c.allKeys {
             switch key.stringValue {
             case "rollout_percent":
@@ -259,4 +246,24 @@ private struct PatchDTO: Decodable {
             }
         }
     }
+}
+
+/// Decodes a JSON body whose DTO throws `CatalogError` naming the bad key; any other decoding
+/// failure (not JSON, not an object) is `otherwise`.
+func decodeStrict<T: Decodable>(_ type: T.Type, from json: [UInt8], otherwise: CatalogError) throws(CatalogError) -> T {
+    do {
+        return try JSONDecoder().decode(type, from: Data(json))
+    } catch let e as CatalogError {
+        throw e
+    } catch {
+        throw otherwise
+    }
+}
+
+/// Any key: strict DTOs list the keys themselves so an unknown one can be named.
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

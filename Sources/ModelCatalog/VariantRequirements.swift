@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The conditions a variant's device must meet (SPEC §3.1). Every condition set must hold; one
 /// whose attribute the request lacks does not, so a request without attributes gets the
 /// release's default file. Pure: parsed from `requires` text (JSON object or `k=v,…`), encoded
@@ -76,14 +70,8 @@ public struct VariantRequirements: Hashable, Sendable {
 
     /// The catalog form: `{"platform":["ios"],"min_os":"17.0","min_ram_mb":7000,"device_prefix":["iPhone16,"]}`.
     public init(json: [UInt8]) throws(CatalogError) {
-        let dto: RequirementsDTO
-        do {
-            dto = try JSONDecoder().decode(RequirementsDTO.self, from: Data(json))
-        } catch let e as CatalogError {
-            throw e
-        } catch {
-            throw .invalid("requires", "must be a JSON object with \(Self.keys.joined(separator: ", "))")
-        }
+        let dto = try decodeStrict(RequirementsDTO.self, from: json,
+                                   otherwise: .invalid("requires", "must be a JSON object with \(Self.keys.joined(separator: ", "))"))
         try self.init(platform: dto.platform, minOS: dto.minOS, minRAMMB: dto.minRAMMB, devicePrefix: dto.devicePrefix)
     }
 
@@ -143,13 +131,6 @@ struct RequirementsDTO: Decodable {
             }
         }
     }
-}
-
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }
 
 extension String {
