@@ -28,7 +28,7 @@ pid=$!
 trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 
-ctl() { MODELD_ADMIN_TOKEN=bench "$BIN/modelctl" --server "http://127.0.0.1:$PORT" "$@"; }
+ctl() { MODELD_ADMIN_TOKEN=bench "$BIN/modelctl" "$@" --server "http://127.0.0.1:$PORT"; }
 id=$(ctl publish "$SCRATCH/base.gguf" --sdk-min 1.0 --json | python3 -c 'import json,sys;print(json.load(sys.stdin)["id"])')
 ctl variant add "$id" "$SCRATCH/8b.gguf" --name 8gb --requires 'platform=ios|ipados,min_os=17.0,min_ram_mb=7000' >/dev/null
 ctl variant add "$id" "$SCRATCH/3b.gguf" --name 6gb --requires 'min_ram_mb=5500' >/dev/null

@@ -17,20 +17,28 @@ struct LatestResponder: Sendable {
         var device: DeviceAttributes
 
         static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
-            guard let text = head.queryItem("sdk"), let sdk = SDKVersion(text) else {
+            // One pass over the query for all seven parameters (first occurrence wins, as with
+            // queryItem); a malformed escape anywhere falls back to per-name lookups, so a bad
+            // unrelated item still changes nothing.
+            let items = head.queryItems()
+            let item = { (name: String) -> String? in
+                guard let items else { return head.queryItem(name) }
+                return items.first { $0.name == name }?.value
+            }
+            guard let text = item("sdk"), let sdk = SDKVersion(text) else {
                 return .failure(HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999"))
             }
-            let channel = head.queryItem("channel") ?? Release.defaultChannel
+            let channel = item("channel") ?? Release.defaultChannel
             guard (try? Release.validateChannel(channel)) != nil else {
                 return .failure(HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}"))
             }
-            let clientID = head.queryItem("client_id")
+            let clientID = item("client_id")
             if let clientID, !ClientID.isValid(clientID) {
                 return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
             }
             let device: DeviceAttributes
             do throws(CatalogError) {
-                device = try DeviceAttributes(query: { head.queryItem($0) })
+                device = try DeviceAttributes(query: item)
             } catch {
                 return .failure(HTTPError(400, "invalid_parameter", "\(error.parameter ?? "query"): \(error.message)"))
             }
