@@ -167,4 +167,36 @@ import Testing
         #expect(variants(entry)["big"]?["file_deleted_at"] != nil && variants(entry)["big"]?["removed_at"] != nil)
         #expect(try fx.curl("/latest?sdk=1.0&ram_mb=7000").json?["variant"] == nil)
     }
+
+    @Test func costRolloutWithDeviceMix_andCLIUsageErrors_SPEC3_1() throws {
+        let fx = try CatalogFixture()
+        let id = try #require(try fx.publish(try fx.randomFile("d.gguf", size: 1000))["id"] as? String)
+        _ = try addVariant(fx, id, try fx.randomFile("v.gguf", size: 9000), "8gb", "min_ram_mb=7000")
+
+        let priced = try fx.modelctl(["cost", "rollout", id, "--installs", "100", "--mix", "8gb=0.5", "--json"])
+        try #require(priced.status == 0, "\(priced.stderr)")
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(priced.stdout.utf8)) as? [String: Any])
+        #expect((doc["release"] as? [String: Any])?["size"] as? Int == 5000, "half the installs get 9000 bytes, half 1000")
+        let text = try fx.modelctl(["cost", "rollout", id, "--installs", "100", "--mix", "8gb=0.5"])
+        #expect(text.stdout.contains("5,000 bytes per download (device mix)"), "\(text.stdout)")
+        let plain = try fx.modelctl(["cost", "rollout", id, "--installs", "100", "--json"])
+        #expect(plain.stdout.contains("\"size\":1000"))
+
+        let unknown = try fx.modelctl(["cost", "rollout", id, "--installs", "100", "--mix", "4gb=0.5"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("4gb") && unknown.stderr.contains("8gb"), "\(unknown.stderr)")
+        let overfull = try fx.modelctl(["cost", "rollout", id, "--installs", "100", "--mix", "8gb=0.7,x=0.4"])
+        #expect(overfull.status == 2 && overfull.stderr.contains("more than 1"), "\(overfull.stderr)")
+
+        // Usage errors name the problem and exit 2 before anything is sent.
+        let file = try fx.randomFile("w.gguf").path
+        for (args, needle) in [
+            (["--name", "x", "--requires", "colour=red"], "requires.colour"),
+            (["--name", "Big", "--requires", "platform=ios"], "name"),
+            (["--name", "x", "--requires", ""], "requires"),
+        ] {
+            let r = try fx.modelctl(["variant", "add", id, file] + args)
+            #expect(r.status == 2 && r.stderr.contains(needle), "\(args): \(r.status) \(r.stderr)")
+        }
+        #expect(try fx.modelctl(["variant", "remove", id, "nope"]).status == 1)
+    }
 }
