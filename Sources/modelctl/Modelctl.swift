@@ -16,6 +16,8 @@ struct Modelctl: ParsableCommand {
             LatestCommand.self,
             HealthCommand.self,
             VerifyCommand.self,
+            KeysCommand.self,
+            SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
         ]
