@@ -42,9 +42,7 @@ public enum SigningKeyFile {
     /// directory 0700; nothing is written when either file exists.
     public static func create(_ key: SigningKey, name: String, directory: String) throws(KeyFileError) -> (key: String, pub: String) {
         let keyPath = "\(directory)/\(name).key", pubPath = "\(directory)/\(name).pub"
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw KeyFileError("cannot create \(directory): \(String(cString: strerror(errno)))")
-        }
+        try makeDirectories(directory)
         for p in [keyPath, pubPath] where FileIO.exists(p) { throw KeyFileError("\(p) already exists; nothing written") }
         do throws(CatalogError) {
             // O_EXCL: a concurrent generate with the same name cannot overwrite either file.
@@ -58,6 +56,18 @@ public enum SigningKeyFile {
             throw KeyFileError(error.message)
         }
         return (keyPath, pubPath)
+    }
+
+    /// `mkdir -p`: parents 0755, the key directory itself 0700 (only when created here).
+    private static func makeDirectories(_ directory: String) throws(KeyFileError) {
+        var path = directory.hasPrefix("/") ? "" : "."
+        let parts = directory.split(separator: "/")
+        for (i, part) in parts.enumerated() {
+            path += "/" + part
+            if mkdir(path, i == parts.count - 1 ? 0o700 : 0o755) != 0 && errno != EEXIST {
+                throw KeyFileError("cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+        }
     }
 
     private static func writeNew(_ path: String, _ text: String, mode: mode_t) throws(CatalogError) {

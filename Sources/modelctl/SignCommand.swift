@@ -26,7 +26,7 @@ struct SignRefresh: ParsableCommand {
                 throw CLIFailure("no signing key: pass --key FILE or configure signing.keys in \(OfflineOptions.configFile)", exitCode: 2)
             }
             guard FileManager.default.fileExists(atPath: modelsDir) else { throw CLIFailure("models directory \(modelsDir) does not exist") }
-            let store = CatalogStore(directory: modelsDir, publicBaseURL: try OfflineOptions().resolvedPublicBaseURL())
+            let store = CatalogStore(directory: modelsDir, publicBaseURL: try OfflineOptions.parse([]).resolvedPublicBaseURL())
             let pointer: SignedPointer
             do throws(CatalogError) {
                 pointer = try SignedDetails(store: store, signer: signer, graceDays: grace).refresh(now: Int64(Date().timeIntervalSince1970))
