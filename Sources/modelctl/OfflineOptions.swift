@@ -35,7 +35,8 @@ struct OfflineOptions: ParsableArguments {
     func publisher() throws(CLIFailure) -> OfflinePublisher? {
         guard let modelsDir else { return nil }
         let store = CatalogStore(directory: modelsDir, publicBaseURL: try resolvedPublicBaseURL())
-        return OfflinePublisher(store: store, instance: instance ?? "modelctl-\(getpid())")
+        return OfflinePublisher(store: store, instance: instance ?? "modelctl-\(getpid())",
+                                signing: try SigningConfig.signer(keyFiles: []))
     }
 
     /// `--public-base-url`, else the shipped config's `public_base_url` (relative to the current

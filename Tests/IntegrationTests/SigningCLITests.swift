@@ -114,3 +114,27 @@ import Testing
         #expect(try check(server, trusting: ["A"]) == 1, "old key removed: only apps that never got B fail")
     }
 }
+
+extension SigningCLITests {
+    /// SPEC §12: modelctl writes the signed snapshot and pointer itself when it has keys
+    /// (`signing` in ./config/modeld.json), here after an offline publish with no server.
+    @Test func offlinePublish_withConfiguredKeys_signsTheStaticMetadata_SPEC12() throws {
+        try fx.generate("k")
+        let models = fx.dir.appendingPathComponent("models")
+        try FileManager.default.createDirectory(at: fx.dir.appendingPathComponent("config"), withIntermediateDirectories: true)
+        try Data(#"{"signing":{"keys":["keys/k.key"]}}"#.utf8).write(to: fx.dir.appendingPathComponent("config/modeld.json"))
+        let file = fx.dir.appendingPathComponent("m.onnx")
+        try Data(repeating: 1, count: 100).write(to: file)
+        let r = try fx.modelctl(["publish", file.path, "--sdk-min", "1.0", "--models-dir", models.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let pointer = try SignedPointer.decode(Array(Data(contentsOf: models.appendingPathComponent("latest_model_details.sig.json"))))
+        #expect(pointer.catalog == 1 && pointer.file == "details/1.json")
+        let verify = try fx.modelctl(["verify", "--signatures", "--models-dir", models.path, "--public-key", fx.pub("k")])
+        #expect(verify.status == 0, "\(verify.stdout)")
+        // A loose key file stops the publish before anything is written (exit 2).
+        chmod(fx.key("k"), 0o644)
+        let loose = try fx.modelctl(["publish", file.path, "--sdk-min", "1.0", "--models-dir", models.path])
+        #expect(loose.status == 2 && loose.stderr.contains("keys/k.key"), "\(loose.stderr)")
+        #expect(try SignedPointer.decode(Array(Data(contentsOf: models.appendingPathComponent("latest_model_details.sig.json")))).catalog == 1)
+    }
+}
