@@ -5,6 +5,8 @@
 # modeld/modelctl (built debug binaries, or MODELD_BIN/MODELCTL_BIN) on an ephemeral loopback port.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../lib/modeld-port.sh
+source scripts/lib/modeld-port.sh
 BIN_DIR=$(swift build --show-bin-path 2>/dev/null)
 MODELD=${MODELD_BIN:-$BIN_DIR/modeld}
 MODELCTL=${MODELCTL_BIN:-$BIN_DIR/modelctl}
@@ -30,14 +32,7 @@ cp -r models "$tmp/models"
 rm -f "$tmp/models/latest_model_details.sig.json"; rm -rf "$tmp/models/details"
 env -u MODELD_ADMIN_TOKEN "$MODELD" --config "$tmp/modeld.json" >"$tmp/log" 2>&1 &
 pid=$!
-port=
-for _ in $(seq 1 200); do
-  port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$tmp/log" | grep -oE '[0-9]+$' || true)
-  [[ -n $port ]] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$tmp/log" >&2; exit 1; }
-  sleep 0.05
-done
-[[ -n $port ]] || { echo "signatures-python: no start-up line" >&2; cat "$tmp/log" >&2; exit 1; }
+port=$(modeld_port "$tmp/log" "$pid" signatures-python)
 base=http://127.0.0.1:$port
 q="$base/latest?sdk=2.3"
 c() { curl -s --max-time 5 "$@"; }
