@@ -56,7 +56,7 @@ let package = Package(
 
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "ModeldSigning"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
