@@ -20,6 +20,7 @@ struct VerifyCommand: ParsableCommand {
     func validate() throws {
         if signatures {
             if publicKey.isEmpty { throw ValidationError("--signatures needs at least one --public-key FILE") }
+            if json { throw ValidationError("--json is not supported with --signatures (one line per check)") }
             if let sdk { _ = try AdminValidation.sdkVersion(sdk, option: "--sdk") }
         } else if !publicKey.isEmpty || server != nil || sdk != nil {
             throw ValidationError("--public-key, --server and --sdk need --signatures")
