@@ -34,7 +34,11 @@ public struct SignatureParams: Sendable, Equatable {
         var members: [String: Int64] = [:]
         for member in value.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = member.trimmingOWS()
-            guard let eq = trimmed.firstIndex(of: "=") else { return nil }
+            guard let eq = trimmed.firstIndex(of: "=") else {
+                // A bare key is the boolean true (RFC 8941): fine for an unknown member only.
+                guard SFParser.isKey(String(trimmed)), !["v", "catalog", "created", "expires"].contains(String(trimmed)) else { return nil }
+                continue
+            }
             let key = String(trimmed[..<eq])
             guard SFParser.isKey(key) else { return nil }
             // Non-integer members of unknown keys are tolerated; a known key must be an integer.
@@ -82,7 +86,11 @@ public enum SignatureList {
             var keyID: String?
             while p.consume(";") {
                 p.skipSP()
-                guard let key = p.key(), p.consume("=") else { return nil }
+                guard let key = p.key() else { return nil }
+                if !p.consume("=") {
+                    if key == "keyid" { return nil }   // a bare parameter is boolean true; keyid must be a string
+                    continue
+                }
                 if p.peek == UInt8(ascii: "\"") {
                     guard let s = p.string() else { return nil }
                     if key == "keyid" { keyID = s }

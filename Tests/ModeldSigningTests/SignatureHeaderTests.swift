@@ -6,6 +6,7 @@ import Testing
         ("v=1, catalog=7, created=10, expires=20", SignatureParams(catalog: 7, created: 10, expires: 20)),
         ("v=1,catalog=7,created=10,expires=20", SignatureParams(catalog: 7, created: 10, expires: 20)),
         ("expires=20, v=1, x=\"y\", created=10, catalog=7", SignatureParams(catalog: 7, created: 10, expires: 20)),
+        ("v=1, flag, catalog=7, created=10, expires=20", SignatureParams(catalog: 7, created: 10, expires: 20)),
     ])
     func params_parse(_ text: String, _ expected: SignatureParams) {
         #expect(SignatureParams.parse(text) == expected)
@@ -14,7 +15,7 @@ import Testing
     @Test(arguments: [
         "", "v=2, catalog=7, created=10, expires=20", "v=1, catalog=7, created=10", "v=1, catalog=x, created=1, expires=2",
         "v=1, Catalog=7, created=10, expires=20", "v=1, catalog=7, created=10, expires=1234567890123456",
-        "v=1, catalog=7, created=10, expires=20,",
+        "v=1, catalog=7, created=10, expires=20,", "v, catalog=7, created=10, expires=20",
     ])
     func params_refuse(_ text: String) {
         #expect(SignatureParams.parse(text) == nil)
@@ -36,6 +37,7 @@ import Testing
     @Test(arguments: [
         (":AQID:;keyid=\"0123456789abcdef\"", 1),
         (":AQID:;alg=ed25519;keyid=\"0123456789abcdef\"", 1),
+        (":AQID:;new;keyid=\"0123456789abcdef\"", 1),
         (":AQID:; keyid=\"0123456789abcdef\";x=1 ,\t:AQID:;keyid=\"0123456789abcdef\"", 2),
     ])
     func signatures_parse(_ text: String, _ count: Int) {
@@ -44,7 +46,7 @@ import Testing
 
     @Test(arguments: [
         "", "AQID;keyid=\"0123456789abcdef\"", ":AQID:", ":AQID:;keyid=\"0123\"", ":AQID:;keyid=0123456789abcdef",
-        ":AQID:;keyid=\"0123456789abcdef\",", ":AQ!D:;keyid=\"0123456789abcdef\"", ":AQID:;keyid=\"0123456789ABCDEF\"",
+        ":AQID:;keyid=\"0123456789abcdef\",", ":AQ!D:;keyid=\"0123456789abcdef\"", ":AQID:;keyid=\"0123456789ABCDEF\"", ":AQID:;keyid",
     ])
     func signatures_refuse(_ text: String) {
         #expect(SignatureList.parse(text) == nil)
