@@ -39,7 +39,7 @@ public struct SignedDetails: Sendable {
                 details = onDisk
             } else {
                 // A directory that never saw a publish: derive it now, as a publish would.
-                details = catalog.latestDetailsJSON(publicBaseURL: store.publicBaseURL)
+                details = catalog.latestDetailsJSON(publicBaseURL: store.baseURL(of: catalog))
                 try FileIO.atomicReplace(store.latestDetailsPath, with: details)
             }
             try FileIO.makeDirectory(snapshotDirectory)

@@ -33,13 +33,15 @@ final class ServedCatalog: Sendable {
 
     var catalogVersion: Int64 { snapshot.catalog.catalogVersion }
 
+    /// URLs use the catalog's base (SPEC §9.1), so every answer equals what the derived file says.
     init(catalog: Catalog, store: CatalogStore, signing: Signing? = nil) {
-        snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: store.publicBaseURL)
+        let base = store.baseURL(of: catalog)
+        snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: base)
         var bodies: [String: LatestBody] = [:]
         var files: [String: ModelFile] = [:]
         for release in catalog.releases where release.fileDeletedAt == nil {
             if release.state == .active {
-                var body = Self.prepare(release.documentJSON(publicBaseURL: store.publicBaseURL))
+                var body = Self.prepare(release.documentJSON(publicBaseURL: base))
                 body.stamp = signing?.stamp(body.identity, catalog: catalog.catalogVersion)
                 bodies[release.id] = body
             }

@@ -22,12 +22,14 @@ struct OfflinePublisher: Publisher {
         do throws(CatalogError) {
             // Fail fast before copying a possibly huge import; the check that counts is the one
             // under the lock.
-            if let id = request.id, try store.load().release(id: id) != nil {
+            let catalog = try store.load()
+            if let id = request.id, catalog.release(id: id) != nil {
                 throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
             }
+            try store.checkBaseURL(catalog)
             let release = try store.publishFile(path: request.file, request.catalogRequest(), instance: instance)
             signDetails()
-            return release.adminJSON(publicBaseURL: store.publicBaseURL)
+            return release.adminJSON()
         } catch {
             throw CLIFailure(error)
         }

@@ -23,10 +23,12 @@ struct SignRefresh: ParsableCommand {
     func run() throws {
         try failing {
             guard let (signer, grace) = try SigningConfig.signer(keyFiles: key) else {
-                throw CLIFailure("no signing key: pass --key FILE or configure signing.keys in \(OfflineOptions.configFile)", exitCode: 2)
+                throw CLIFailure("no signing key: pass --key FILE or configure signing.keys in \(ShippedConfig.path)", exitCode: 2)
             }
             guard FileManager.default.fileExists(atPath: modelsDir) else { throw CLIFailure("models directory \(modelsDir) does not exist") }
-            let store = CatalogStore(directory: modelsDir, publicBaseURL: try OfflineOptions.parse([]).resolvedPublicBaseURL())
+            // The base URL only matters for a directory that never saw a publish (no derived
+            // file yet): the catalog's recorded base wins, as for every writer.
+            let store = CatalogStore(directory: modelsDir, publicBaseURL: OfflineOptions.defaultPublicBaseURL, isFallbackBaseURL: true)
             let pointer: SignedPointer
             do throws(CatalogError) {
                 pointer = try SignedDetails(store: store, signer: signer, graceDays: grace).refresh(now: Int64(Date().timeIntervalSince1970))
