@@ -12,14 +12,20 @@ public struct ArmStats: Hashable, Sendable {
         self.sumOfSquares = sumOfSquares
     }
 
-    /// m = Σx/n; nil for an arm without clients.
-    public var mean: Double? { clients > 0 ? sum / Double(clients) : nil }
+    /// m = Σx/n; nil for an arm without clients, and for sums beyond Double (absurd `mean`
+    /// values), so no NaN or infinity ever reaches a decision or a JSON document.
+    public var mean: Double? {
+        guard clients > 0 else { return nil }
+        let m = sum / Double(clients)
+        return m.isFinite ? m : nil
+    }
 
     /// s² = Σx²/n − m² (divided by n, as §11.3 says: for 0/1 values exactly p̂(1−p̂)); clamped
-    /// at 0 against rounding when every value is the same.
+    /// at 0 against rounding when every value is the same; nil as for `mean`.
     public var variance: Double? {
         guard let m = mean else { return nil }
-        return max(0, sumOfSquares / Double(clients) - m * m)
+        let v = sumOfSquares / Double(clients) - m * m
+        return v.isFinite ? max(0, v) : nil
     }
 
     /// `count` clients whose values sum to `sum` with squares summing to `sumOfSquares`.

@@ -24,17 +24,20 @@ public struct GuardFigures: Hashable, Sendable {
         tuningClients = plan.tuningClients
         srmPValue = SampleRatio.pValue(treatment: treatment.clients, control: control.clients)
         sampleRatioMismatch = SampleRatio.isMismatch(treatment: treatment.clients, control: control.clients)
-        guard let mT = treatment.mean, let mC = control.mean, let vT = treatment.variance, let vC = control.variance else {
+        var d: Double?, h: Double?
+        if let mT = treatment.mean, let mC = control.mean, let vT = treatment.variance, let vC = control.variance {
+            d = mT - mC
+            h = SequentialBound.halfWidth(
+                variance: vT / Double(treatment.clients) + vC / Double(control.clients),
+                clients: treatment.clients + control.clients, alpha: plan.alpha, tuningClients: plan.tuningClients)
+        }
+        guard let d, let h, d.isFinite, h.isFinite else {
             delta = nil
             bound = nil
             regression = false
             provenBetter = false
             return
         }
-        let d = mT - mC
-        let h = SequentialBound.halfWidth(
-            variance: vT / Double(treatment.clients) + vC / Double(control.clients),
-            clients: treatment.clients + control.clients, alpha: plan.alpha, tuningClients: plan.tuningClients)
         let better = plan.metric.direction == .higherIsBetter ? d : -d
         delta = d
         bound = h

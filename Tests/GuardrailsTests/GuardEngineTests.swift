@@ -95,6 +95,15 @@ import Testing
         #expect(f.srmPValue != nil && f.control.mean == nil)
     }
 
+    @Test func figures_hugeMeanValues_giveNoFiguresRatherThanNaN() throws {
+        let plan = try GuardPlan(metric: .init(name: "m", kind: .mean), minClientsPerArm: 1)
+        var arms = GuardAccumulator(), t = ClientTally(arm: .treatment), c = ClientTally(arm: .control)
+        arms.record(events: 1, total: 1e300, into: &t)
+        arms.record(events: 1, total: 1, into: &c)
+        let e = GuardEngine.evaluate(plan, stage: 1, arms: arms, now: 0)
+        #expect(e.figures.delta == nil && e.figures.bound == nil && e.decision == nil && e.status == .healthy)
+    }
+
     /// Only a decision changes the stored runtime fields; an advance restarts the stage clock.
     @Test func runtime_changesOnlyWithADecision_SPEC11_4() {
         let p = Self.plan()
