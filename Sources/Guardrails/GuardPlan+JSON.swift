@@ -65,20 +65,21 @@ extension GuardPlan {
 
         public init(from decoder: Decoder) throws {
             let c = try strictContainer(decoder, CodingKeys.self, "guard")
-            metric = try field(c, .metric, "an object", "guard")
+            func value<T: Decodable>(_ key: CodingKeys, _ what: String) throws -> T? { try field(c, key, what, "guard") }
+            metric = try value(.metric, "an object")
             stages = try integers(c, .stages, "guard")
-            minStageSeconds = try field(c, .minStageSeconds, "an integer", "guard")
-            minClientsPerArm = try field(c, .minClientsPerArm, "an integer", "guard")
-            alpha = try field(c, .alpha, "a number", "guard")
-            tuningClients = try field(c, .tuningClients, "an integer", "guard")
-            regressionMargin = try field(c, .regressionMargin, "a number", "guard")
-            goal = try field(c, .goal, "a string", "guard")
-            maxSeconds = try field(c, .maxSeconds, "an integer", "guard")
-            noDataSeconds = try field(c, .noDataSeconds, "an integer", "guard")
-            onSRM = try field(c, .onSRM, "a string", "guard")
-            status = try field(c, .status, "a string", "guard")
-            startedAt = try field(c, .startedAt, "a string", "guard")
-            stageStartedAt = try field(c, .stageStartedAt, "a string", "guard")
+            minStageSeconds = try value(.minStageSeconds, "an integer")
+            minClientsPerArm = try value(.minClientsPerArm, "an integer")
+            alpha = try value(.alpha, "a number")
+            tuningClients = try value(.tuningClients, "an integer")
+            regressionMargin = try value(.regressionMargin, "a number")
+            goal = try value(.goal, "a string")
+            maxSeconds = try value(.maxSeconds, "an integer")
+            noDataSeconds = try value(.noDataSeconds, "an integer")
+            onSRM = try value(.onSRM, "a string")
+            status = try value(.status, "a string")
+            startedAt = try value(.startedAt, "a string")
+            stageStartedAt = try value(.stageStartedAt, "a string")
         }
     }
 
