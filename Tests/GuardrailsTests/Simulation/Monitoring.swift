@@ -81,7 +81,7 @@ struct Rate: CustomStringConvertible {
     var value: Double { Double(hits) / Double(runs) }
     var standardError: Double { (value * (1 - value) / Double(runs)).squareRoot() }
     var description: String {
-        let pct = (value * 1000).rounded() / 10, se = (standardError * 1000).rounded() / 10
+        let pct = (value * 10_000).rounded() / 100, se = (standardError * 10_000).rounded() / 100
         return "\(pct) % (\(hits)/\(runs), SE \(se) %)"
     }
 }
