@@ -40,6 +40,9 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EgressCost"),
+        // Guarded rollouts (SPEC §11), the pure part: the guard plan, per-client running sums,
+        // the sequential bound, SRM and decisions. No I/O; time is passed in.
+        .target(name: "Guardrails"),
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
@@ -61,6 +64,8 @@ let package = Package(
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
+        // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
+        .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning"]),
