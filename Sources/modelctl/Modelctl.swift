@@ -18,6 +18,8 @@ struct Modelctl: ParsableCommand {
             VerifyCommand.self,
             CatalogCommand.self,
             VariantCommand.self,
+            KeysCommand.self,
+            SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
         ]
