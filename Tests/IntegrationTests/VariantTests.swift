@@ -1,4 +1,5 @@
 import Foundation
+import ModeldSigning
 import Testing
 
 /// Device-class variants (SPEC §3.1, issue #14) through the real modeld, modelctl and curl.
@@ -198,5 +199,28 @@ import Testing
             #expect(r.status == 2 && r.stderr.contains(needle), "\(args): \(r.status) \(r.stderr)")
         }
         #expect(try fx.modelctl(["variant", "remove", id, "nope"]).status == 1)
+    }
+
+    @Test func variantAnswers_areSignedLikeReleaseAnswers_SPEC12() throws {
+        let keys = try SigningFixture(); defer { keys.remove() }
+        try keys.generate("a")
+        let server = try keys.server(["a"])
+        let ctl = { (args: [String]) throws -> ProcessResult in
+            try ChildProcess.run(TestBinaries.modelctl, args + ["--server", server.url, "--token", server.token])
+        }
+        let file = server.root.appendingPathComponent("big.gguf")
+        try Data(repeating: 7, count: 4096).write(to: file)
+        let published = try ctl(["publish", file.path, "--sdk-min", "50", "--json"])
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(published.stdout.utf8)) as? [String: Any])?["id"] as? String)
+        #expect(try ctl(["variant", "add", id, file.path, "--name", "8gb", "--requires", "min_ram_mb=7000"]).status == 0)
+
+        let verifier = try keys.trusted(["a"])
+        let plain = try Curl.run(["\(server.url)/latest?sdk=50"])
+        let variant = try Curl.run(["\(server.url)/latest?sdk=50&ram_mb=8000"])
+        #expect(variant.json?["variant"] as? String == "8gb" && plain.json?["variant"] == nil)
+        #expect(try SigningFixture.verify(variant, identity: variant.body, with: verifier).count == 1)
+        #expect(try SigningFixture.verify(plain, identity: plain.body, with: verifier).count == 1)
+        // Each body has its own signature: the variant's does not vouch for the default answer.
+        #expect(throws: SignatureVerifier.Failure.self) { try SigningFixture.verify(variant, identity: plain.body, with: verifier) }
     }
 }
