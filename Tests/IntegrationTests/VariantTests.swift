@@ -109,6 +109,11 @@ import Testing
         let catalogBefore = try Data(contentsOf: fx.server.modelsDir.appendingPathComponent("catalog.json"))
         let small = try fx.randomFile(size: 1000)
 
+        // Expect: 100-continue with a length over the limit: the final 413 instead of 100 Continue.
+        let raw = try RawHTTPConnection(port: fx.server.port)
+        try raw.send("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fx.server.token)\r\n"
+            + "Content-Length: 6000\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try raw.readHead().status == 413)
         let tooBig = try fx.curl(path, fx.auth + ["-T", try fx.randomFile(size: 6000).path, "-X", "POST", "-H", "Transfer-Encoding: chunked"])
         #expect(tooBig.status == 413 && tooBig.errorCode == "body_too_large", "\(tooBig.text)")
         let wrong = try fx.curl(path, fx.auth + ["-T", small.path, "-X", "POST", "-H", "X-Model-SHA256: \(String(repeating: "0", count: 64))"])
