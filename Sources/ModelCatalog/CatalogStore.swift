@@ -227,10 +227,6 @@ public final class CatalogStore: Sendable {
         try mutateVersioned { (catalog) throws(CatalogError) in try catalog.retire(id: id, now: now) }
     }
 
-    /// Deletes the files of releases retired more than `graceDays` ago and marks them
-    /// `file_deleted_at` (the entries stay: ids are never reused). The catalog is written
-    /// after the unlinks, so a crash in between leaves an entry whose missing file is about
-    /// to be marked — served as 404 either way since the file is gone. Returns what it collected.
     /// Deletes the files whose grace is over and marks them `file_deleted_at` (the entries stay:
     /// ids are never reused): a release retired more than `graceDays` ago with all its variant
     /// files, and a variant removed more than `graceDays` ago. The catalog is written after the
