@@ -106,28 +106,4 @@ import Testing
         #expect(progress.offset == lines.joined().utf8.count)
         #expect(try Self.committedLines(path, from: lines[0].utf8.count).0.map { $0 + "\n" } == [lines[1]])
     }
-
-    /// SIGKILL inside one multi-batch write: whole lines of a batch never acknowledged, then a
-    /// torn one. The owner cuts them all at start-up, forgets their keys, and the retry is stored whole.
-    @Test func repair_cutsWholeLinesOfAnInterruptedWrite_andTheRetryIsStored_SPEC5() throws {
-        let dir = makeTempDirectory()
-        defer { removeTree(dir) }
-        var store = try openStore(dir)
-        #expect(store.submitAndWait(try parseBatch(batchBody(id: "a", count: 2)), sdk: nil) == .accepted(2))
-        store.close()
-        let segment = files(dir, suffix: ".jsonl")[0]
-        let committed = fileSize(segment)
-        for idx in files(dir, suffix: ".idx") { unlink(idx) }
-        var partial: [UInt8] = []
-        try parseBatch(batchBody(id: "b", count: 3)).appendLines(to: &partial, receivedAt: "2026-11-24T00:00:00.000Z", sdk: nil, instance: "i1")
-        appendRaw(segment, String(decoding: partial.dropLast(30), as: UTF8.self))
-        #expect(try allLines(dir).count == 2)
-
-        store = try openStore(dir)
-        #expect(store.repairedSegments == [segment])
-        #expect(fileSize(segment) == committed)
-        #expect(store.submitAndWait(try parseBatch(batchBody(id: "b", count: 3)), sdk: nil) == .accepted(3))
-        store.close()
-        #expect(try ExportStatsTests.export(dir).0 == ["a/0", "a/1", "b/0", "b/1", "b/2"])
-    }
 }
