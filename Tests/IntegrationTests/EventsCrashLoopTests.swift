@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// SplitMix64: a seeded generator, so a failing crash loop can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
+private struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
@@ -17,7 +17,7 @@ struct SeededGenerator: RandomNumberGenerator {
 /// What the test itself reads in a segment, independently of the store's reader: batch ids of
 /// the lines a commit record covers, of the whole lines after the last record ("cut": a write
 /// the kill interrupted, or one whose record was not written yet), and a torn final line.
-struct SegmentScan {
+private struct SegmentScan {
     var committed: [String: Int] = [:]   // batch id → lines
     var cut: [String: Int] = [:]
     var cutLines = 0
