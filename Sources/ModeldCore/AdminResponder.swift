@@ -121,7 +121,12 @@ struct AdminResponder: Sendable {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
-                mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.patch(id: id, p) }(id)
+                if p.isEmpty {
+                    // `{}` changes nothing: the release as it is, and the catalog is not rewritten.
+                    exchange.complete(show(id))
+                } else {
+                    mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.patch(id: id, p) }(id)
+                }
             } catch {
                 exchange.complete(Self.errorResponse(error))
             }
