@@ -179,6 +179,18 @@ import Testing
         #expect(plain.status == 200 && withParameters.status == 200 && withParameters.body == plain.body)
     }
 
+    @Test func latestModelDetails_answersGETOnly_postIs405_SPEC4_1_4_2_10() throws {
+        let batch = #"{"batch_id":"b1","events":[]}"#
+        for query in ["", "?sdk=1.0"] {
+            let r = try fx.curl("/latest_model_details.json" + query,
+                                ["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", batch])
+            #expect(r.status == 405 && r.errorCode == "method_not_allowed", "\(query) → \(r.status) \(r.text)")
+            #expect(r.header("Allow") == "GET, HEAD")
+        }
+        let put = try fx.curl("/latest", ["-X", "PUT"])
+        #expect(put.status == 405 && put.header("Allow") == "GET, HEAD, POST")
+    }
+
     @Test func pauseResumeRetire_fallBackAtOnce_retiredIsFinal_SPEC3_7_1() throws {
         let old = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0")["id"] as? String)
         let new = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0")["id"] as? String)
