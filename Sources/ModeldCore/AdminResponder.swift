@@ -122,8 +122,11 @@ struct AdminResponder: Sendable {
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
                 if p.isEmpty {
-                    // `{}` changes nothing: the release as it is, and the catalog is not rewritten.
-                    exchange.complete(show(id))
+                    // `{}` changes nothing: the checks of any PATCH (404, 409 `retired`) run on a
+                    // copy of the served catalog, and catalog.json is not rewritten.
+                    var copy = catalog.served.snapshot.catalog
+                    let release = try copy.apply(p, to: id, now: .now())
+                    exchange.complete(json(200, release.adminJSON(publicBaseURL: store.publicBaseURL)))
                 } else {
                     mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.patch(id: id, p) }(id)
                 }

@@ -140,7 +140,7 @@ import Testing
         try fx.curl("/admin/models/\(id)", fx.auth + ["-X", "PATCH", "-H", "Content-Type: application/json", "--data-binary", body])
     }
 
-    @Test func patchWithEmptyObject_answersTheReleaseUnchanged_catalogNotRewritten_SPEC7_1() throws {
+    @Test func patchWithEmptyObject_answersTheReleaseUnchanged_catalogNotRewritten_retired409_SPEC7_1() throws {
         let fx = try CatalogFixture()
         let id = try #require(try fx.publish(try fx.randomFile(), ["--label", "v1"])["id"] as? String)
         let catalogFile = fx.server.modelsDir.appendingPathComponent("catalog.json")
@@ -151,10 +151,10 @@ import Testing
         #expect(empty.text == shown.text, "the release as GET shows it")
         #expect(empty.header("Cache-Control") == "no-store")
         #expect(try Data(contentsOf: catalogFile) == catalogBefore, "a no-op PATCH does not rewrite catalog.json")
-        // A retired release cannot change, and `{}` changes nothing: 200 with the retired release.
+        // A retired release answers every PATCH 409 `retired`, the empty one included.
         #expect(try fx.modelctl(["retire", id]).status == 0)
         let retired = try patch(fx, id, "{}")
-        #expect(retired.status == 200 && retired.json?["state"] as? String == "retired", "\(retired.status) \(retired.text)")
+        #expect(retired.status == 409 && retired.errorCode == "retired", "\(retired.status) \(retired.text)")
         let missing = try patch(fx, "00000000-0000-4000-8000-000000000000", "{}")
         #expect(missing.status == 404 && missing.errorCode == "not_found")
         for bad in ["[]", "null", "nope", #"{"sdk_max":3}"#] {
