@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Property-based conformance of the live server against docs/openapi.yaml: every route, the admin
-# API included (with a bearer token), every schemathesis check (`--checks all`) and every phase
+# API included (with a bearer token), every schemathesis check (like `--checks all`, but set in
+# the .toml: on the command line it would override the per-operation settings) and every phase
 # (examples, coverage, fuzzing, stateful). Where a check is switched off or widened for one
 # operation, scripts/checks/schemathesis.toml says why next to it; scripts/checks/
 # schemathesis_hooks.py drops the two rejections of schema-valid requests that follow rules
@@ -13,8 +14,14 @@
 # version, installed with pip when missing), stops the server and exits non-zero when
 # schemathesis found any failure, did not finish in time, or the server died.
 #
-# Tunables (environment): ST_MAX_EXAMPLES (examples per operation and phase, 25), ST_MAX_SECONDS
-# (hard cap on the run, 420), ST_WORKERS (1), ST_SEED (random), PYTHON (python3).
+# schemathesis also prints two warnings, both expected: "schema validation mismatch" for
+# POST /admin/models (most generated publishes break one of the two rules between values above,
+# so they are rightly refused) and "missing deserializer" for multipart/byteranges 206 bodies
+# (their schema constrains nothing).
+#
+# Tunables (environment): ST_MAX_EXAMPLES (examples per operation and phase, 200: about 2,800
+# cases, 2–3 minutes on 2 busy cores), ST_MAX_SECONDS (hard cap on the run, 480), ST_WORKERS
+# (1), ST_SEED (random; the run prints it), PYTHON (python3).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -23,8 +30,8 @@ SCHEMA=docs/openapi.yaml
 SETTINGS=scripts/checks/schemathesis.toml
 HOOKS=scripts/checks/schemathesis_hooks.py
 PYTHON=${PYTHON:-python3}
-MAX_EXAMPLES=${ST_MAX_EXAMPLES:-25}
-MAX_SECONDS=${ST_MAX_SECONDS:-420}
+MAX_EXAMPLES=${ST_MAX_EXAMPLES:-200}
+MAX_SECONDS=${ST_MAX_SECONDS:-480}
 WORKERS=${ST_WORKERS:-1}
 STARTUP_SECONDS=15   # bound on "process started" → "/healthz is 200"
 STOP_SECONDS=15      # bound on SIGTERM → exit (drain_seconds defaults to 10)
