@@ -10,7 +10,8 @@
 # Expects a built modeld (`swift build`, or `swift build -c release`): the newer of
 # .build/debug/modeld and .build/release/modeld; builds nothing. When neither exists the check is
 # skipped (exit 0) with a message. Starts modeld on 127.0.0.1:0 with a throwaway copy of models/,
-# an empty data dir and a random admin token, waits for /healthz, runs schemathesis (pinned
+# an empty data dir, a random admin token and (when modelctl is built next to modeld) a fresh
+# signing key, waits for /healthz, runs schemathesis (pinned
 # version, installed with pip when missing), stops the server and exits non-zero when
 # schemathesis found any failure, did not finish in time, or the server died.
 #
@@ -85,11 +86,18 @@ fi
 
 # A throwaway token: the admin API is tested like any other, through its real authentication.
 TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+# A throwaway signing key when modelctl is built, so the signed metadata (SPEC §12) is served
+# and checked too; without one those routes only answer 404.
+signing_env=()
+MODELCTL=$(dirname "$MODELD")/modelctl
+if [ -x "$MODELCTL" ] && "$MODELCTL" keys generate --name st --out "$TMP/keys" >/dev/null; then
+  signing_env=(MODELD_SIGNING_KEYS="$TMP/keys/st.key")
+fi
 config_args=()
 [ -f config/modeld.json ] && config_args=(--config config/modeld.json)
 LOG=$TMP/modeld.log
 : >"$LOG"   # exists before the child opens it (the redirection below happens after the fork)
-MODELD_ADMIN_TOKEN=$TOKEN "$MODELD" "${config_args[@]}" --listen 127.0.0.1:0 \
+env MODELD_ADMIN_TOKEN="$TOKEN" "${signing_env[@]}" "$MODELD" "${config_args[@]}" --listen 127.0.0.1:0 \
   --models-dir "$TMP/models" --data-dir "$TMP/data" \
   --public-base-url http://127.0.0.1 >"$LOG" 2>&1 &
 SERVER_PID=$!
