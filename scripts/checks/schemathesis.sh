@@ -20,7 +20,7 @@
 # so they are rightly refused) and "missing deserializer" for multipart/byteranges 206 bodies
 # (their schema constrains nothing).
 #
-# Tunables (environment): ST_MAX_EXAMPLES (examples per operation and phase, 200: about 2,800
+# Tunables (environment): ST_MAX_EXAMPLES (examples per operation and phase, 200: about 3,200
 # cases, 2–3 minutes on 2 busy cores), ST_MAX_SECONDS (hard cap on the run, 480), ST_WORKERS
 # (1), ST_SEED (random; the run prints it), PYTHON (python3).
 set -euo pipefail
