@@ -66,6 +66,8 @@ import Testing
             let r = try fx.curl("/latest?sdk=1.0&" + query)
             #expect(r.status == 400 && r.errorCode == "invalid_parameter" && r.text.contains(name), "\(query): \(r.text)")
         }
+        let derived = try fx.curl("/latest_model_details.json?ram_mb=lots")
+        #expect(derived.status == 400 && derived.text.contains("ram_mb"), "the derived file's form checks them too: \(derived.text)")
         let details = try String(contentsOf: fx.server.modelsDir.appendingPathComponent("latest_model_details.json"), encoding: .utf8)
         #expect(details.contains(base["url"] as? String ?? "?") && !details.contains(file))
 
