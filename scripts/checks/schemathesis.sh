@@ -4,8 +4,9 @@
 # the .toml: on the command line it would override the per-operation settings) and every phase
 # (examples, coverage, fuzzing, stateful). Where a check is switched off or widened for one
 # operation, scripts/checks/schemathesis.toml says why next to it; scripts/checks/
-# schemathesis_hooks.py drops the two rejections of schema-valid requests that follow rules
-# between two values, which OpenAPI cannot state (re-checking each such request).
+# schemathesis_hooks.py drops the rejections of schema-valid requests that follow rules OpenAPI
+# cannot state — between two values, or the grammar of a variant's `requires` (re-checking each
+# such request).
 #
 # Expects a built modeld (`swift build`, or `swift build -c release`): the newer of
 # .build/debug/modeld and .build/release/modeld; builds nothing. When neither exists the check is
