@@ -10,9 +10,11 @@ let package = Package(
     products: [
         .executable(name: "modeld", targets: ["modeld"]),
         .executable(name: "modelctl", targets: ["modelctl"]),
+        .library(name: "ModeldClient", targets: ["ModeldClient"]),
+        .executable(name: "modeld-client", targets: ["modeld-client"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),  // 1.6: @ParentCommand
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),  // 4.x: FoundationEssentials, no ICU
     ],
@@ -50,6 +52,15 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // The reference client apps embed (SPEC §13): Foundation(Networking) + swift-crypto only.
+        .target(name: "ModeldClient", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .executableTarget(name: "modeld-client", dependencies: [
+            "ModeldClient",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
@@ -57,6 +68,7 @@ let package = Package(
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldClient"]),
     ]
 )
