@@ -13,6 +13,9 @@ public struct Catalog: Equatable, Sendable {
     public private(set) var releases: [Release]
     /// The `seq` the next publish gets. Stored so a seq is never reused even if entries vanish.
     public private(set) var nextSeq: Int64
+    /// Bumped by `CatalogStore.mutate` on every change, never lowered (SPEC §12); 0 for a catalog
+    /// written before the field existed, until its first change.
+    public internal(set) var catalogVersion: Int64
     /// Lowercased id → index and file name → index: O(1) lookups for the per-request routes.
     private var byID: [String: Int] = [:]
     private var byFile: [String: Int] = [:]
@@ -22,11 +25,15 @@ public struct Catalog: Equatable, Sendable {
     public init() {
         releases = []
         nextSeq = 1
+        catalogVersion = 0
     }
 
     /// Checks the invariants a loaded catalog must hold: unique ids (case-insensitively, they
-    /// name files), unique seqs, `next_seq` above every seq.
-    public init(releases: [Release], nextSeq: Int64? = nil) throws(CatalogError) {
+    /// name files), unique seqs, `next_seq` above every seq, a version that is not negative.
+    public init(releases: [Release], nextSeq: Int64? = nil, catalogVersion: Int64 = 0) throws(CatalogError) {
+        guard catalogVersion >= 0 else {
+            throw CatalogError(.corruptCatalog, parameter: "catalog_version", "catalog_version \(catalogVersion) is negative")
+        }
         let sorted = releases.sorted { $0.seq < $1.seq }
         var ids = Set<String>()
         var lastSeq: Int64 = 0
@@ -43,6 +50,7 @@ public struct Catalog: Equatable, Sendable {
         }
         self.releases = sorted
         self.nextSeq = next
+        self.catalogVersion = catalogVersion
         for (i, r) in sorted.enumerated() {
             byID[r.id.lowercased()] = i
             byFile[r.file] = i

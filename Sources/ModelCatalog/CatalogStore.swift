@@ -34,14 +34,17 @@ public final class CatalogStore: Sendable {
 
     /// Holds the publish lock, re-reads the catalog from disk, applies `body`, and when the
     /// catalog changed writes catalog.json then latest_model_details.json atomically (SPEC §9).
+    /// Every change goes through here, so every change bumps `catalog_version` (SPEC §12): `body`
+    /// already sees the version its change will have (to report it); a no-op bumps nothing.
     @discardableResult
     public func mutate<T>(_ body: (inout Catalog) throws(CatalogError) -> T) throws(CatalogError) -> T {
         try FileIO.makeDirectory(directory)
         return try PublishLock.withLock(path: lockPath) { () throws(CatalogError) -> T in
-            let before = try load()
-            var catalog = before
+            var catalog = try load()
+            catalog.catalogVersion += 1
+            let unchanged = catalog
             let result = try body(&catalog)
-            if catalog != before { try write(catalog) }
+            if catalog != unchanged { try write(catalog) }
             return result
         }
     }
@@ -68,11 +71,11 @@ public final class CatalogStore: Sendable {
     /// Publishes a verified upload. Crash-safe order: the file is renamed to `<id>.<ext>` and
     /// the directory fsynced before the catalog names it, so a crash leaves at most an
     /// unreferenced file. Consumes the upload: on any error its temp file is deleted.
-    public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Release {
+    public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
         var renamedTo: String?
         var newID: String?
         do throws(CatalogError) {
-            return try mutate { (catalog) throws(CatalogError) -> Release in
+            return try mutate { (catalog) throws(CatalogError) -> Versioned<Release> in
                 var id = request.id ?? Release.newID()
                 while request.id == nil && catalog.release(id: id) != nil { id = Release.newID() }
                 let release = try catalog.append { (seq) throws(CatalogError) in
@@ -87,7 +90,7 @@ public final class CatalogStore: Sendable {
                 try FileIO.rename(upload.path, target)
                 renamedTo = target
                 try FileIO.fsyncDirectory(directory)
-                return release
+                return Versioned(release, catalogVersion: catalog.catalogVersion)
             }
         } catch {
             // Nothing kept: neither the temp nor a file the catalog does not name. If catalog.json
@@ -103,7 +106,7 @@ public final class CatalogStore: Sendable {
     public func publishFile(
         path source: String, _ request: PublishRequest, instance: String,
         expectedSHA256: String? = nil, now: Timestamp = .now()
-    ) throws(CatalogError) -> Release {
+    ) throws(CatalogError) -> Versioned<Release> {
         let fd: Int32
         do { fd = try FileIO.open(source, O_RDONLY) } catch {
             throw CatalogError(.invalidParameter, parameter: "file", error.message)
@@ -128,13 +131,17 @@ public final class CatalogStore: Sendable {
         return try publish(upload, request, now: now)
     }
 
-    public func patch(id: String, _ patch: ReleasePatch, now: Timestamp = .now()) throws(CatalogError) -> Release {
-        try mutate { (catalog) throws(CatalogError) in try catalog.apply(patch, to: id, now: now) }
+    public func patch(id: String, _ patch: ReleasePatch, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try mutate { (catalog) throws(CatalogError) in
+            Versioned(try catalog.apply(patch, to: id, now: now), catalogVersion: catalog.catalogVersion)
+        }
     }
 
     /// `DELETE /admin/models/ID`: retired is final; retiring again is `retired` (409).
-    public func retire(id: String, now: Timestamp = .now()) throws(CatalogError) -> Release {
-        try mutate { (catalog) throws(CatalogError) in try catalog.retire(id: id, now: now) }
+    public func retire(id: String, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try mutate { (catalog) throws(CatalogError) in
+            Versioned(try catalog.retire(id: id, now: now), catalogVersion: catalog.catalogVersion)
+        }
     }
 
     /// Deletes the files of releases retired more than `graceDays` ago and marks them

@@ -38,7 +38,7 @@ struct AdminResponder: Sendable {
         case "GET", "HEAD": return .respond(show(id))
         case "PATCH": return patch(id, exchange)
         case "DELETE":
-            mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.retire(id: id) }(id)
+            mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.retire(id: id) }(id)
             return .deferred
         default: return .respond(notAllowed("GET, HEAD, PATCH, DELETE"))
         }
@@ -46,22 +46,27 @@ struct AdminResponder: Sendable {
 
     // MARK: routes
 
+    /// `{"catalog_version":N,"releases":[…]}`: the served catalog's version says which state
+    /// the list shows (SPEC §12).
     private func list() -> Response {
+        let served = catalog.served.snapshot.catalog
         var w = JSONWriter(capacity: 4096)
         w.beginObject()
+        w.field("catalog_version", served.catalogVersion)
         w.key("releases")
         w.beginArray()
-        for r in catalog.served.snapshot.catalog.releases { w.raw(r.adminJSON(publicBaseURL: store.publicBaseURL)) }
+        for r in served.releases { w.raw(r.adminJSON(publicBaseURL: store.publicBaseURL)) }
         w.endArray()
         w.endObject()
         return json(200, w.bytes)
     }
 
     private func show(_ id: String) -> Response {
-        guard let r = catalog.served.snapshot.catalog.release(id: id) else {
+        let served = catalog.served.snapshot.catalog
+        guard let r = served.release(id: id) else {
             return Response.error(404, "not_found", "no release \(id)").labelled(Self.label)
         }
-        return json(200, r.adminJSON(publicBaseURL: store.publicBaseURL))
+        return json(200, r.adminJSON(publicBaseURL: store.publicBaseURL, catalogVersion: served.catalogVersion))
     }
 
     private func publish(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
@@ -121,7 +126,7 @@ struct AdminResponder: Sendable {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
-                mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.patch(id: id, p) }(id)
+                mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.patch(id: id, p) }(id)
             } catch {
                 exchange.complete(Self.errorResponse(error))
             }
@@ -130,7 +135,7 @@ struct AdminResponder: Sendable {
     }
 
     /// Runs a catalog change on the blocking-work thread, reloads the served catalog, answers.
-    private func mutateLater(_ exchange: Exchange, _ change: @escaping @Sendable (String) throws(CatalogError) -> Release) -> @Sendable (String) -> Void {
+    private func mutateLater(_ exchange: Exchange, _ change: @escaping @Sendable (String) throws(CatalogError) -> Versioned<Release>) -> @Sendable (String) -> Void {
         { [self] id in
             BlockingWork.run {
                 do throws(CatalogError) {
