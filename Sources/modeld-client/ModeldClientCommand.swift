@@ -44,6 +44,9 @@ struct ModeldClientCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let failure as CLIFailure {
+            printError("modeld-client: \(failure.message)")
+            exit(withError: ExitCode(failure.exitCode))
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
             printError(fullMessage(for: error))
@@ -71,9 +74,6 @@ struct ModeldClientCommand: AsyncParsableCommand {
         do {
             let client = try ModeldClient(try clientConfiguration())
             try await body(client)
-        } catch let failure as CLIFailure {
-            printError("modeld-client: \(failure.message)")
-            throw ExitCode(failure.exitCode)
         } catch let error as ModeldClientError {
             printError("modeld-client: \(error)")
             if case .invalidConfiguration = error { throw ExitCode(2) }
@@ -91,6 +91,7 @@ struct CLIFailure: Error {
     let message: String
     let exitCode: Int32
     init(_ message: String, exitCode: Int32 = 1) { self.message = message; self.exitCode = exitCode }
+    static func usage(_ message: String) -> CLIFailure { CLIFailure(message, exitCode: 2) }
 }
 
 /// Writes one line to stderr (fd 2 directly: the C `stderr` global is not concurrency-safe in Swift 6).

@@ -158,6 +158,25 @@ import Testing
         #expect(export.stdout.contains("\"good\""))
     }
 
+    @Test func simulate_postsOutcomesWithThePerModelProbability_andTheServerStoresThem_SPEC13() throws {
+        let published = try fx.publish(size: 1000)
+        let run = try fx.client(["--json", "simulate", "--clients", "20", "--duration", "2s", "--rate", "40",
+                                 "--name", "upsell", "--outcome", "\(published.id)=1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try fx.json(run)
+        let checks = try #require(report["checks"] as? Int), events = try #require(report["events"] as? Int)
+        #expect((60...85).contains(checks), "\(report)")  // 40/s for 2 s
+        #expect(events == checks - 20 && report["errors"] as? Int == 0)  // a client's first check has no model yet
+        let model = try #require((report["models"] as? [String: Any])?[published.id] as? [String: Any])
+        #expect(model["clients"] as? Int == 20 && model["successes"] as? Int == events)
+
+        let export = try ChildProcess.run(TestBinaries.modelctl, ["events", "export", "--data-dir", fx.server.dataDir.path])
+        let lines = export.stdout.split(separator: "\n").filter { $0.contains("\"upsell\"") && $0.contains("\"success\"") }
+        #expect(lines.count == events)
+        let bad = try fx.client(["simulate", "--clients", "0", "--duration", "1"])
+        #expect(bad.status == 2 && bad.stderr.contains("--clients"))
+    }
+
     @Test func usageErrors_exit2() throws {
         let missing = try ChildProcess.run(TestBinaries.modeldClient, ["--sdk", "2.3", "--cache", fx.cache.path, "check"])
         #expect(missing.status == 2 && missing.stderr.contains("--server"))
