@@ -91,15 +91,25 @@ struct CacheStore {
         return InstalledModel(release: release, path: path)
     }
 
-    /// Moves a verified file into `models/<id>/` in one rename: a crash leaves either no
-    /// directory or a complete one (a half-built one only under a temporary name).
-    func install(_ file: URL, as release: Release) throws -> InstalledModel {
+    /// Moves a verified file into a staging directory (`models/.<id>.tmp-…/`) with its release.
+    func stage(_ file: URL, as release: Release) throws -> URL {
         let staging = models.appendingPathComponent(".\(release.id).tmp-\(UUID().uuidString)")
-        let target = models.appendingPathComponent(release.id)
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
             try DiskIO.moveDurably(file, to: staging.appendingPathComponent("model.\(release.fileExtension)"))
             try DiskIO.atomicWrite(try JSONEncoder().encode(release), to: staging.appendingPathComponent("release.json"))
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+        return staging
+    }
+
+    /// Renames a staging directory to `models/<id>/`: a crash leaves either no directory or a
+    /// complete one (a half-built one only under its staging name, collected later).
+    func commit(_ staging: URL, as release: Release) throws -> InstalledModel {
+        let target = models.appendingPathComponent(release.id)
+        do {
             if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
             try DiskIO.moveDurably(staging, to: target)
         } catch {
@@ -113,6 +123,8 @@ struct CacheStore {
     func collectGarbage(keep: Set<String>, downloading: Set<String>) {
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: models.path)) ?? [] where !keep.contains(name) {
+            let stagingOf = name.hasPrefix(".") ? String(name.dropFirst().prefix { $0 != "." }) : nil
+            if let stagingOf, downloading.contains(stagingOf) { continue }  // being prepared right now
             try? fm.removeItem(at: models.appendingPathComponent(name))
         }
         for name in (try? fm.contentsOfDirectory(atPath: partial.path)) ?? [] {

@@ -13,7 +13,7 @@ import FoundationNetworking
 /// ```swift
 /// let client = try ModeldClient(ModeldConfiguration(
 ///     source: .server(URL(string: "https://models.example.com")!), sdkVersion: "2.3",
-///     cacheDirectory: cacheURL, trustedKeys: [try TrustedKey(pubFileContents: pub)]))
+///     cacheDirectory: cacheURL, trustedKeys: [try TrustedPublicKey(pubFileContents: pub)]))
 /// let model = try await client.update().active   // nil: use the bundled model
 /// ```
 public actor ModeldClient {
@@ -120,7 +120,14 @@ public actor ModeldClient {
     private func performDownload(_ release: Release) async throws -> InstalledModel {
         try release.validate()
         let file = try await Downloader(transport: transport, directory: store.partial).fetch(release)
-        let model = try store.install(file, as: release)
+        let staging = try store.stage(file, as: release)
+        if let preparer = configuration.preparer {
+            do { try await preparer.prepare(model: staging.appendingPathComponent("model.\(release.fileExtension)"), into: staging) } catch {
+                try? FileManager.default.removeItem(at: staging)
+                throw ModeldClientError.io("preparing model \(release.id): \(error)")
+            }
+        }
+        let model = try store.commit(staging, as: release)
         if let old = state.active, old != release.id { state.previous.insert(old, at: 0) }
         state.previous.removeAll { $0 == release.id }
         state.previous = Array(state.previous.prefix(configuration.keepPrevious))

@@ -23,7 +23,7 @@ public struct ModeldConfiguration: Sendable {
     public var cacheDirectory: URL
     /// Public keys of `modelctl keys generate` (`.pub` file contents or files read by the app).
     /// Empty = unsigned answers are accepted (development only).
-    public var trustedKeys: [TrustedKey]
+    public var trustedKeys: [TrustedPublicKey]
     /// How many earlier models stay installed for rollback.
     public var keepPrevious: Int
     /// Back-off after failures: failure n waits `random(0, min(cap, base·2ⁿ))`.
@@ -31,11 +31,13 @@ public struct ModeldConfiguration: Sendable {
     public var backoffCap: TimeInterval
     /// The nominal interval between update checks (jittered by ``ModeldClient/nextCheckDate()``).
     public var pollInterval: TimeInterval
+    /// A step after verification and before activation (e.g. ``CoreMLCompiler`` on Apple platforms).
+    public var preparer: (any ModelPreparer)?
 
     public init(source: Source, sdkVersion: String, cacheDirectory: URL, channel: String = "stable",
-                clientID: String? = nil, trustedKeys: [TrustedKey] = [], keepPrevious: Int = 1,
+                clientID: String? = nil, trustedKeys: [TrustedPublicKey] = [], keepPrevious: Int = 1,
                 backoffBase: TimeInterval = 30, backoffCap: TimeInterval = 6 * 3600,
-                pollInterval: TimeInterval = 4 * 3600) {
+                pollInterval: TimeInterval = 4 * 3600, preparer: (any ModelPreparer)? = nil) {
         self.source = source
         self.sdkVersion = sdkVersion
         self.cacheDirectory = cacheDirectory
@@ -46,6 +48,7 @@ public struct ModeldConfiguration: Sendable {
         self.backoffBase = backoffBase
         self.backoffCap = backoffCap
         self.pollInterval = pollInterval
+        self.preparer = preparer
     }
 
     func validate() throws -> SDKVersion {
@@ -65,7 +68,7 @@ public struct ModeldConfiguration: Sendable {
 }
 
 /// A public key the app trusts to sign update metadata (SPEC §12).
-public struct TrustedKey: Sendable, Equatable {
+public struct TrustedPublicKey: Sendable, Equatable {
     /// The raw 32-byte Ed25519 public key.
     public let publicKey: Data
 

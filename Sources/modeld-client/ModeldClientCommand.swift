@@ -63,7 +63,7 @@ struct ModeldClientCommand: AsyncParsableCommand {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw CLIFailure("cannot read --trust-key \(path)", exitCode: 2)
             }
-            do { return try TrustedKey(pubFileContents: text) } catch { throw CLIFailure("--trust-key \(path): \(error)", exitCode: 2) }
+            do { return try TrustedPublicKey(pubFileContents: text) } catch { throw CLIFailure("--trust-key \(path): \(error)", exitCode: 2) }
         }
         return ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
                                    channel: channel, clientID: clientId, trustedKeys: keys)
