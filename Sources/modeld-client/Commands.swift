@@ -9,12 +9,8 @@ struct CheckCommand: AsyncParsableCommand {
     func run() async throws {
         try await root.report { client in
             let result = try await client.check()
-            let active = await client.activeModel()
-            switch result.status {
-            case .upToDate: return StateOutput(state: .upToDate, active: active, catalog: result.catalog)
-            case .noModel: return StateOutput(state: .noModel, active: active, catalog: result.catalog)
-            case .available: return StateOutput(state: .available, active: active, catalog: result.catalog, release: result.release)
-            }
+            return StateOutput(state: .init(result.status), active: await client.activeModel(), catalog: result.catalog,
+                               release: result.release)
         }
     }
 }
@@ -26,11 +22,7 @@ struct UpdateCommand: AsyncParsableCommand {
     func run() async throws {
         try await root.report { client in
             let result = try await client.update()
-            switch result.status {
-            case .updated: return StateOutput(state: .updated, active: result.active, catalog: result.catalog)
-            case .upToDate: return StateOutput(state: .upToDate, active: result.active, catalog: result.catalog)
-            case .noModel: return StateOutput(state: .noModel, active: result.active, catalog: result.catalog)
-            }
+            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog)
         }
     }
 }

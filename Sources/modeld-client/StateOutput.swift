@@ -4,7 +4,25 @@ import ModeldClient
 
 /// The `--json` shape of `check`, `update` and `status` (SPEC §13), and its text form.
 struct StateOutput {
-    enum State: String { case upToDate = "up_to_date", available, updated, noModel = "no_model", rejected, installed, none }
+    enum State: String {
+        case upToDate = "up_to_date", available, updated, noModel = "no_model", rejected, installed, none
+
+        init(_ status: CheckResult.Status) {
+            switch status {
+            case .upToDate: self = .upToDate
+            case .available: self = .available
+            case .noModel: self = .noModel
+            }
+        }
+
+        init(_ status: UpdateResult.Status) {
+            switch status {
+            case .upToDate: self = .upToDate
+            case .updated: self = .updated
+            case .noModel: self = .noModel
+            }
+        }
+    }
 
     var state: State
     var active: InstalledModel?

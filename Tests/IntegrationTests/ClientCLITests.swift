@@ -83,6 +83,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: checkpoint.path))
     }
 
+    @Test func cutTransfer_resumesWithRange_andAnIgnoredRangeRestartsFromZero_SPEC13() throws {
+        let size = 3 << 20 + 1
+        let published = try fx.publish(size: size)
+        fx.proxy.add(.init(pathContains: "/models/", fault: .cutAfter(1 << 20), times: 1))
+        let cut = try fx.client(["update"])
+        #expect(cut.status == 1 && cut.stderr.contains("network"), "\(cut.stderr)")
+        // A cut (not a crash) checkpoints what arrived: the retry asks for the rest.
+        let resumed = try fx.client(["--json", "update"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(fx.modelRequests(published.id).last?.headers["range"] == "bytes=\(1 << 20)-")
+
+        // Another install whose range is ignored upstream: a 200 to a range restarts from zero.
+        let other = try fx.publish(size: size)
+        fx.proxy.add(.init(pathContains: "/models/", fault: .cutAfter(1 << 20), times: 1))
+        #expect(try fx.client(["update"]).status == 1)
+        fx.proxy.add(.init(pathContains: "/models/", fault: .ignoreRange, times: 1))
+        let restarted = try fx.client(["--json", "update"])
+        #expect(restarted.status == 0, "\(restarted.stderr)")
+        let active = try #require(try fx.json(restarted)["active"] as? [String: Any])
+        #expect(active["id"] as? String == other.id)
+        #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == other.sha256)
+        #expect(fx.modelRequests(other.id).last?.headers["range"] == "bytes=\(1 << 20)-")
+        let served = try fx.accessLog(atLeast: 4) { $0["route"] as? String == "models" }
+        #expect(served.last?["range"] as? Bool == false && served.last?["bytes"] as? Int == size)
+    }
+
     @Test func flippedByte_isRejected_andTheCurrentModelStays_SPEC13() throws {
         let first = try fx.publish(size: 300_000)
         #expect(try fx.client(["update"]).status == 0)
@@ -175,6 +201,26 @@ import Testing
         #expect(lines.count == events)
         let bad = try fx.client(["simulate", "--clients", "0", "--duration", "1"])
         #expect(bad.status == 2 && bad.stderr.contains("--clients"))
+    }
+
+    /// Needs root for a small tmpfs as the cache (skipped otherwise).
+    @Test(.enabled(if: getuid() == 0)) func fullDisk_isAClearError_andNothingIsHalfInstalled_SPEC13() throws {
+        let cache = fx.scratch.appendingPathComponent("small-cache")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        let mount = try ChildProcess.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", cache.path])
+        try #require(mount.status == 0, "mount: \(mount.stderr)")
+        defer { _ = try? ChildProcess.run(URL(fileURLWithPath: "/bin/umount"), [cache.path]) }
+
+        let small = try fx.publish(size: 1 << 20)
+        #expect(try fx.client(["update"], cache: cache).status == 0)
+        let big = try fx.publish(size: 3 << 20)  // 3 MiB + 10 % does not fit in what is left
+        let full = try fx.client(["--json", "update"], cache: cache)
+        #expect(full.status == 1 && full.stderr.contains("insufficient storage"), "\(full.stderr)")
+        #expect(fx.modelRequests(big.id).isEmpty)
+        let status = try fx.json(try fx.client(["--json", "status"], cache: cache))
+        #expect((status["active"] as? [String: Any])?["id"] as? String == small.id)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("models").path)
+        #expect(leftovers == [small.id])
     }
 
     @Test func usageErrors_exit2() throws {

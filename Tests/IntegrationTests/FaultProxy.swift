@@ -8,8 +8,8 @@ import Glibc
 /// connection (it adds `Connection: close` both ways), relayed to `upstream` unless a rule
 /// says otherwise. Rules match a substring of the request target and apply to the next `times`
 /// matching requests: answer 503 + Retry-After, cut the body after N bytes, flip one body byte,
-/// append extra body bytes (Content-Length raised to match), throttle the body, or drop the
-/// whole answer after the upstream produced it.
+/// append extra body bytes (Content-Length raised to match), throttle the body, drop the whole
+/// answer after the upstream produced it, or strip the request's Range.
 final class FaultProxy: @unchecked Sendable {
     enum Fault: Sendable {
         case serviceUnavailable(retryAfter: String)
@@ -19,6 +19,8 @@ final class FaultProxy: @unchecked Sendable {
         case throttle(bytesPerSecond: Int)
         /// Relays the request, then closes without a byte of the answer (a response lost after commit).
         case dropResponse
+        /// Relays the request without its `Range` and `If-Range` (a cache that ignores ranges).
+        case ignoreRange
     }
 
     struct Rule: Sendable {
@@ -125,7 +127,9 @@ final class FaultProxy: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { return }
-        let forwarded = lines.filter { !$0.lowercased().hasPrefix("connection:") } + ["Connection: close"]
+        var dropped = ["connection:"]
+        if case .ignoreRange = fault { dropped += ["range:", "if-range:"] }
+        let forwarded = lines.filter { line in !dropped.contains { line.lowercased().hasPrefix($0) } } + ["Connection: close"]
         Self.send(upstream, Array((requestLine.joined(separator: " ") + "\r\n" + forwarded.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body)
 
         var buffer: [UInt8] = []
