@@ -119,14 +119,21 @@ struct CacheStore {
         return InstalledModel(release: release, path: target.appendingPathComponent("model.\(release.fileExtension)"))
     }
 
-    /// Deletes model directories not in `keep`, staging leftovers, and partials of other releases.
-    func collectGarbage(keep: Set<String>, downloading: Set<String>) {
+    /// Deletes model directories not in `keep` and staging leftovers of a crash (but not the
+    /// staging directory of a download in flight).
+    func collectModels(keep: Set<String>, downloading: Set<String>) {
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: models.path)) ?? [] where !keep.contains(name) {
             let stagingOf = name.hasPrefix(".") ? String(name.dropFirst().prefix { $0 != "." }) : nil
-            if let stagingOf, downloading.contains(stagingOf) { continue }  // being prepared right now
+            if let stagingOf, downloading.contains(stagingOf) { continue }
             try? fm.removeItem(at: models.appendingPathComponent(name))
         }
+    }
+
+    /// Deletes partial downloads of releases other than `downloading` (once a newer model is
+    /// installed, an older partial will never be resumed).
+    func collectPartials(except downloading: Set<String>) {
+        let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: partial.path)) ?? [] {
             let id = String(name.prefix { $0 != "." })
             if !downloading.contains(id) { try? fm.removeItem(at: partial.appendingPathComponent(name)) }

@@ -49,6 +49,8 @@ public actor ModeldClient {
                 try Self.rollBack(active, reason: "crash_loop", state: &state, store: store, events: events,
                                   keepPrevious: configuration.keepPrevious)
             }
+            // A crash between the install's rename and state.json leaves an unreferenced directory.
+            store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
         } catch {
             close(lock)
             throw error
@@ -136,7 +138,8 @@ public actor ModeldClient {
         state.activeIsGood = false
         try store.save(state)
         try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated"))
-        store.collectGarbage(keep: Set([release.id] + state.previous), downloading: Set(downloadsInFlight.keys))
+        store.collectModels(keep: Set([release.id] + state.previous), downloading: Set(downloadsInFlight.keys))
+        store.collectPartials(except: Set(downloadsInFlight.keys).subtracting([release.id]))
         return model
     }
 
@@ -329,7 +332,7 @@ public actor ModeldClient {
         if let active = state.active {
             try? events.record(OutcomeEvent(name: "model_activated", modelID: active, outcome: "activated"))
         }
-        store.collectGarbage(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
+        store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
     }
 
     // MARK: Events
