@@ -94,18 +94,20 @@ public enum ModeldApp {
             throw StartupFailure(message: "cannot listen on \(config.listen): \(error.message)")
         }
         metrics.setOpenConnectionsSource { server.openConnections }
-        let baseURL = config.resolvedPublicBaseURL(boundPort: port)
-        if config.publicBaseURL == nil {
-            log.warning("public_base_url is not set; model URLs use \(baseURL), derived from the bound address")
-        }
-
-        let store = CatalogStore(directory: config.modelsDir, publicBaseURL: baseURL)
+        let store = CatalogStore(directory: config.modelsDir, publicBaseURL: config.resolvedPublicBaseURL(boundPort: port),
+                                 isFallbackBaseURL: config.publicBaseURL == nil)
         let removed = store.cleanTemp(instance: config.instanceID)
         if removed > 0 { log.info("removed \(removed) unfinished upload(s) of this instance from \(store.tempDirectory)") }
         let watcher = CatalogWatcher(
             store: store,
             onChange: { catalog in
+                let before = holder.served.snapshot.publicBaseURL
                 holder.install(ServedCatalog(catalog: catalog, store: store))
+                if store.baseURL(of: catalog) != before {
+                    let log = Logger(label: "modeld.catalog")
+                    log.notice("the catalog's base URL is now \(store.baseURL(of: catalog))")
+                    if let warning = BaseURLNotice.warning(store: store, catalog: catalog) { log.warning("\(warning)") }
+                }
                 metrics.recordCatalogReload(releases: catalog.releases.count)
             },
             onError: { error in
@@ -119,6 +121,7 @@ public enum ModeldApp {
         }
         holder.install(ServedCatalog(catalog: catalog, store: store))
         metrics.recordCatalogReload(releases: catalog.releases.count)   // the first load counts too
+        if let warning = BaseURLNotice.warning(store: store, catalog: catalog) { log.warning("\(warning)") }
         watcher.start()
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()

@@ -26,13 +26,15 @@ final class ServedCatalog: Sendable {
     let details: LatestBody                     // /latest_model_details.json without sdk
     let files: [String: ModelFile]              // "<id>.<ext>" → file
 
+    /// URLs use the catalog's base (SPEC §9.1), so every answer equals what the derived file says.
     init(catalog: Catalog, store: CatalogStore) {
-        snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: store.publicBaseURL)
+        let base = store.baseURL(of: catalog)
+        snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: base)
         var bodies: [String: LatestBody] = [:]
         var files: [String: ModelFile] = [:]
         for release in catalog.releases where release.fileDeletedAt == nil {
             if release.state == .active {
-                bodies[release.id] = Self.prepare(release.documentJSON(publicBaseURL: store.publicBaseURL))
+                bodies[release.id] = Self.prepare(release.documentJSON(publicBaseURL: base))
             }
             // A file that cannot be opened (deleted by hand, not yet replicated) is simply not served.
             if let open = OpenFile.open(path: store.path(of: release)) {

@@ -16,6 +16,7 @@ struct Modelctl: ParsableCommand {
             LatestCommand.self,
             HealthCommand.self,
             VerifyCommand.self,
+            CatalogCommand.self,
             CostCommand.self,
             EventsCommand.self,
         ]

@@ -17,11 +17,12 @@ struct OfflinePublisher: Publisher {
         do throws(CatalogError) {
             // Fail fast before copying a possibly huge import; the check that counts is the one
             // under the lock.
-            if let id = request.id, try store.load().release(id: id) != nil {
+            let catalog = try store.load()
+            if let id = request.id, catalog.release(id: id) != nil {
                 throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
             }
-            let release = try store.publishFile(path: request.file, request.catalogRequest(), instance: instance)
-            return release.adminJSON(publicBaseURL: store.publicBaseURL)
+            try store.checkBaseURL(catalog)
+            return try store.publishFile(path: request.file, request.catalogRequest(), instance: instance).adminJSON()
         } catch {
             throw CLIFailure(error)
         }

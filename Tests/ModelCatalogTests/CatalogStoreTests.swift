@@ -198,6 +198,18 @@ import Testing
         mine.abort()
     }
 
+    @Test func cleanTemp_removesOwnFilesWhateverTheirSuffix_SPEC2() throws {
+        let dir = TempDir(); defer { dir.remove() }
+        let s = store(dir)
+        mkdir(s.directory, 0o755)
+        mkdir(s.tempDirectory, 0o755)
+        let own = ["local-1-0123456789abcdef", "local-1-0123456789abcdef.part", "local-1-x", "local-1-", "local-1-ab.sig.tmp"]
+        let others = ["local-1-b-0123456789abcdef", "local-10-0123456789abcdef", "local-0123", "other-0123", "modelctl-77-00ff", "local-1"]
+        for name in own + others { dir.write("models/.tmp/\(name)", name) }
+        #expect(s.cleanTemp(instance: "local-1") == own.count)
+        #expect(dir.entries("models/.tmp") == others.sorted())
+    }
+
     @Test func atomicReplace_leavesOldOrNew_SPEC2() throws {
         let dir = TempDir(); defer { dir.remove() }
         dir.write("f.json", "old")

@@ -51,7 +51,7 @@ import Testing
         let before = try #require(dir.read("models/catalog.json"))
         // Nothing to collect, a patch that changes nothing, a patch that fails: nothing written.
         #expect(try s.collectGarbage(graceDays: 0).isEmpty)
-        #expect(try s.patch(id: a.id, ReleasePatch(rolloutPercent: 100)).catalogVersion == 2, "reported, not kept")
+        #expect(try s.patch(id: a.id, ReleasePatch(rolloutPercent: 100)).catalogVersion == 1, "the version that holds it")
         #expect(throws: CatalogError.self) { try s.patch(id: Release.newID(), ReleasePatch(label: "x")) }
         #expect(throws: CatalogError.self) { try s.patch(id: a.id, ReleasePatch(rolloutPercent: 101)) }
         #expect(dir.read("models/catalog.json") == before)
@@ -108,7 +108,7 @@ import Testing
         let r = rel(1)
         let plain = String(decoding: r.adminJSON(publicBaseURL: "http://h"), as: UTF8.self)
         #expect(!plain.contains("catalog_version"))
-        let versioned = String(decoding: Versioned(r, catalogVersion: 9).adminJSON(publicBaseURL: "http://h"), as: UTF8.self)
+        let versioned = String(decoding: Versioned(r, catalogVersion: 9, publicBaseURL: "http://h").adminJSON(), as: UTF8.self)
         #expect(versioned == String(plain.dropLast()) + #","catalog_version":9}"#)
     }
 }
