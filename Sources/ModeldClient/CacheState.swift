@@ -67,7 +67,9 @@ struct CacheStore {
             return state
         }
         do {
-            var state = try JSONDecoder().decode(CacheState.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            var state = try decoder.decode(CacheState.self, from: data)
             if let clientID { state.clientID = clientID }
             return state
         } catch {

@@ -9,9 +9,10 @@ final class ClientFixture {
     let server: ModeldServer
     let scratch: URL
 
-    init() throws {
+    /// - Parameter publicBaseURL: where the answers' `url`s point (default: the proxy).
+    init(publicBaseURL: String? = nil) throws {
         proxy = try FaultProxy()
-        server = try ModeldServer(extraArguments: ["--public-base-url", proxy.url], empty: true)
+        server = try ModeldServer(extraArguments: ["--public-base-url", publicBaseURL ?? proxy.url], empty: true)
         proxy.upstreamPort = server.port
         scratch = server.root.appendingPathComponent("scratch")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -42,7 +43,7 @@ final class ClientFixture {
 
     /// `--json` output of a `modeld-client` run.
     func json(_ result: ProcessResult) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+        try #require((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any],
                      "not JSON: \(result.stdout) / \(result.stderr)")
     }
 
