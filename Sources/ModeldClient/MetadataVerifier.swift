@@ -1,4 +1,5 @@
 import Foundation
+import ModeldSigning
 
 /// An update-check answer exactly as received, for signature verification (SPEC §12): the
 /// signature headers and the identity (un-gzipped) body.
@@ -9,11 +10,18 @@ struct SignedAnswer: Sendable {
 }
 
 /// The static pointer `latest_model_details.sig.json` once verified: which snapshot to fetch.
-struct StaticPointer: Sendable, Decodable {
+struct StaticPointer: Sendable {
     var catalog: Int64
     var file: String
     var size: Int
     var sha256: String
+
+    init(_ pointer: SignedPointer) {
+        catalog = pointer.catalog
+        file = pointer.file
+        size = pointer.size
+        sha256 = pointer.sha256
+    }
 }
 
 /// The seam between the client and the signature code: verifies a dynamic answer or a static
@@ -33,17 +41,12 @@ struct UnsignedVerifier: MetadataVerifier {
     func verifyLatest(_ answer: SignedAnswer, now: Date) throws -> Int64? { nil }
 
     func verifyPointer(_ bytes: [UInt8], now: Date) throws -> StaticPointer {
-        do { return try JSONDecoder().decode(StaticPointer.self, from: Data(bytes)) } catch {
-            throw ModeldClientError.verification("latest_model_details.sig.json is not a pointer document")
-        }
+        StaticPointer(try SignedMetadataVerifier.decode(bytes))
     }
 }
 
 extension ModeldConfiguration {
     func makeVerifier() throws -> any MetadataVerifier {
-        guard trustedKeys.isEmpty else {
-            throw ModeldClientError.invalidConfiguration("trusted keys given, but this build has no signature verifier yet")
-        }
-        return UnsignedVerifier()
+        trustedKeys.isEmpty ? UnsignedVerifier() : try SignedMetadataVerifier(keys: trustedKeys)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ModeldSigning
 
 /// Everything a ``ModeldClient`` needs to know about the app and where its models come from.
 public struct ModeldConfiguration: Sendable {
@@ -79,12 +80,11 @@ public struct TrustedPublicKey: Sendable, Equatable {
         self.publicKey = publicKey
     }
 
-    /// Parses one line of a `.pub` file: `modeld-ed25519-public-v1 <base64> keyid=<16 hex>`.
+    /// Parses a `.pub` file of `modelctl keys generate`:
+    /// `modeld-ed25519-public-v1 <base64> keyid=<16 hex>` (the keyid must match the key).
     public init(pubFileContents text: String) throws {
-        let fields = text.split(whereSeparator: { $0 == " " || $0.isNewline })
-        guard fields.count >= 2, fields[0] == "modeld-ed25519-public-v1", let key = Data(base64Encoded: String(fields[1])) else {
-            throw ModeldClientError.invalidConfiguration("not a modeld public key file (expected 'modeld-ed25519-public-v1 <base64>')")
+        do { try self.init(publicKey: Data(KeyFileFormat.parsePublic(text).raw)) } catch let error as KeyFileError {
+            throw ModeldClientError.invalidConfiguration("public key file: \(error.description)")
         }
-        try self.init(publicKey: key)
     }
 }

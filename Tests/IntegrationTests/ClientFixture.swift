@@ -10,9 +10,10 @@ final class ClientFixture {
     let scratch: URL
 
     /// - Parameter publicBaseURL: where the answers' `url`s point (default: the proxy).
-    init(publicBaseURL: String? = nil) throws {
+    /// - Parameter environment: extra `MODELD_*` settings (e.g. signing keys).
+    init(publicBaseURL: String? = nil, environment: [String: String] = [:]) throws {
         proxy = try FaultProxy()
-        server = try ModeldServer(extraArguments: ["--public-base-url", publicBaseURL ?? proxy.url], empty: true)
+        server = try ModeldServer(extraArguments: ["--public-base-url", publicBaseURL ?? proxy.url], environment: environment, empty: true)
         proxy.upstreamPort = server.port
         scratch = server.root.appendingPathComponent("scratch")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

@@ -12,7 +12,8 @@ import Glibc
 /// answer after the upstream produced it, or strip the request's Range.
 final class FaultProxy: @unchecked Sendable {
     enum Fault: Sendable {
-        case serviceUnavailable(retryAfter: String)
+        /// Answers itself, never asking upstream (`headers` without Content-Length/Connection).
+        case respond(status: String, headers: [String], body: [UInt8])
         case cutAfter(Int)
         case flipByte(at: Int)
         case extraBytes(Int)
@@ -21,6 +22,11 @@ final class FaultProxy: @unchecked Sendable {
         case dropResponse
         /// Relays the request without its `Range` and `If-Range` (a cache that ignores ranges).
         case ignoreRange
+
+        static func serviceUnavailable(retryAfter: String) -> Fault {
+            .respond(status: "503 Service Unavailable", headers: ["Content-Type: application/json", "Retry-After: \(retryAfter)"],
+                     body: Array(#"{"error":"unavailable","message":"injected by the test proxy"}"#.utf8))
+        }
     }
 
     struct Rule: Sendable {
@@ -47,6 +53,8 @@ final class FaultProxy: @unchecked Sendable {
         var upstream = 0
         var rules: [Rule] = []
         var seen: [Seen] = []
+        /// Each relayed answer's head (status line and fields), with the request target.
+        var responses: [(target: String, head: String)] = []
     }
     private let state = Mutex(State())
     private let listener: Int32
@@ -77,6 +85,7 @@ final class FaultProxy: @unchecked Sendable {
     func add(_ rule: Rule) { state.withLock { $0.rules.append(rule) } }
     func clearRules() { state.withLock { $0.rules.removeAll() } }
     var seen: [Seen] { state.withLock { $0.seen } }
+    var responses: [(target: String, head: String)] { state.withLock { $0.responses } }
 
     private func acceptLoop() {
         while true {
@@ -110,10 +119,9 @@ final class FaultProxy: @unchecked Sendable {
             s.rules[i].times -= 1
             return s.rules[i].fault
         }
-        if case .serviceUnavailable(let retryAfter) = fault {
-            let text = #"{"error":"unavailable","message":"injected by the test proxy"}"#
-            Self.send(client, Array(("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: \(retryAfter)\r\n"
-                                     + "Content-Length: \(text.utf8.count)\r\nConnection: close\r\n\r\n" + text).utf8))
+        if case .respond(let status, let extra, let body) = fault {
+            let head = (["HTTP/1.1 \(status)"] + extra + ["Content-Length: \(body.count)", "Connection: close"]).joined(separator: "\r\n")
+            Self.send(client, Array((head + "\r\n\r\n").utf8) + body)
             return
         }
         relay(requestLine: requestLine, lines: lines, body: body, to: client, fault: fault)
@@ -134,6 +142,8 @@ final class FaultProxy: @unchecked Sendable {
 
         var buffer: [UInt8] = []
         guard let headEnd = Self.readUntilHeadEnd(upstream, &buffer) else { return }
+        let responseHead = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        state.withLock { $0.responses.append((requestLine[1], responseHead)) }
         if case .dropResponse = fault { return }
         var head = String(decoding: buffer[..<(headEnd - 4)], as: UTF8.self).components(separatedBy: "\r\n")
             .filter { !$0.lowercased().hasPrefix("connection:") }
