@@ -6,33 +6,30 @@ import Testing
 @Suite(.serialized) final class ClientStaticTests {
     let nginx: NginxStatic
     let fx: ClientFixture
+    let keys: URL
 
     init() throws {
         nginx = try NginxStatic()
-        fx = try ClientFixture(publicBaseURL: nginx.url)
+        keys = FileManager.default.temporaryDirectory.appendingPathComponent("static-keys-\(UUID().uuidString)")
+        let r = try ChildProcess.run(TestBinaries.modelctl, ["keys", "generate", "--name", "k", "--out", keys.path])
+        try #require(r.status == 0, "keys generate: \(r.stderr)")
+        fx = try ClientFixture(publicBaseURL: nginx.url, environment: ["MODELD_SIGNING_KEYS": keys.appendingPathComponent("k.key").path])
     }
+
+    deinit { try? FileManager.default.removeItem(at: keys) }
 
     func client(_ arguments: [String]) throws -> ProcessResult {
-        try ChildProcess.run(TestBinaries.modeldClient, ["--static", nginx.url + "/models/", "--sdk", "2.3",
-                                                         "--cache", fx.cache.path] + arguments)
+        try ChildProcess.run(TestBinaries.modeldClient, ["--static", nginx.url + "/models/", "--sdk", "2.3", "--cache", fx.cache.path,
+                                                         "--trust-key", keys.appendingPathComponent("k.pub").path] + arguments)
     }
 
-    /// Copies modeld's models/ to the static host. Without signing keys modeld writes no pointer,
-    /// so one is made here from the derived file (the unsigned shape of SPEC §12's pointer).
+    /// Copies modeld's models/ (with the signed pointer and snapshot it writes) to the static host.
     func mirror() throws {
+        let pointer = fx.server.modelsDir.appendingPathComponent("latest_model_details.sig.json")
+        try #require(ModeldServer.eventually(within: 10) { FileManager.default.fileExists(atPath: pointer.path) }, "no signed pointer")
         let target = nginx.root.appendingPathComponent("models")
         try? FileManager.default.removeItem(at: target)
         try FileManager.default.copyItem(at: fx.server.modelsDir, to: target)
-        let pointer = target.appendingPathComponent("latest_model_details.sig.json")
-        guard !FileManager.default.fileExists(atPath: pointer.path) else { return }
-        let details = try Data(contentsOf: target.appendingPathComponent("latest_model_details.json"))
-        try FileManager.default.createDirectory(at: target.appendingPathComponent("details"), withIntermediateDirectories: true)
-        try details.write(to: target.appendingPathComponent("details/1.json"))
-        let now = Int(Date().timeIntervalSince1970)
-        let doc: [String: Any] = ["v": 1, "kind": "details", "catalog": 1, "created": now, "expires": now + 3600,
-                                  "file": "details/1.json", "size": details.count, "sha256": try SHA256Sum.of(details),
-                                  "signatures": [[String: Any]]()]
-        try JSONSerialization.data(withJSONObject: doc).write(to: pointer)
     }
 
     @Test func staticMode_installsFromAPlainFileServer_andAMissingSnapshotMeansLater_SPEC13() throws {
@@ -44,15 +41,27 @@ import Testing
         #expect(update.status == 0, "\(update.stderr)")
         let doc = try fx.json(update)
         #expect(doc["state"] as? String == "updated")
+        #expect((doc["catalog"] as? Int ?? 0) >= 1)
         let active = try #require(doc["active"] as? [String: Any])
         #expect(active["id"] as? String == published.id)
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == published.sha256)
         #expect(try fx.json(try client(["--json", "check"]))["state"] as? String == "up_to_date")
 
+        // A snapshot that does not match the signed pointer is rejected.
+        let details = nginx.root.appendingPathComponent("models/details")
+        for name in try FileManager.default.contentsOfDirectory(atPath: details.path) {
+            try Data("{}".utf8).write(to: details.appendingPathComponent(name))
+        }
+        let tampered = try client(["--json", "check"])
+        #expect(tampered.status == 1, "\(tampered.stderr)")
+        #expect(try fx.json(tampered)["state"] as? String == "rejected")
+
         // The pointer names a snapshot the host does not have (yet): an error, never "no model".
-        try FileManager.default.removeItem(at: nginx.root.appendingPathComponent("models/details"))
-        let later = try client(["--json", "check"])
-        #expect(later.status == 1 && later.stderr.contains("404"), "\(later.stderr)")
+        try FileManager.default.removeItem(at: details)
+        let fresh = try ChildProcess.run(TestBinaries.modeldClient, ["--static", nginx.url + "/models/", "--sdk", "2.3",
+                                                                     "--cache", fx.scratch.appendingPathComponent("fresh").path,
+                                                                     "--trust-key", keys.appendingPathComponent("k.pub").path, "check"])
+        #expect(fresh.status == 1 && fresh.stderr.contains("404"), "\(fresh.stderr)")
         #expect(try fx.json(try client(["--json", "status"]))["state"] as? String == "installed")
     }
 }
