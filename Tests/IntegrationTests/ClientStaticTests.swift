@@ -23,10 +23,18 @@ import Testing
                                                          "--trust-key", keys.appendingPathComponent("k.pub").path] + arguments)
     }
 
-    /// Copies modeld's models/ (with the signed pointer and snapshot it writes) to the static host.
-    func mirror() throws {
-        let pointer = fx.server.modelsDir.appendingPathComponent("latest_model_details.sig.json")
-        try #require(ModeldServer.eventually(within: 10) { FileManager.default.fileExists(atPath: pointer.path) }, "no signed pointer")
+    /// Copies modeld's models/ to the static host once the signed pointer it writes (within 2 s of
+    /// a catalog change) names a snapshot holding release `id`.
+    func mirror(once id: String) throws {
+        let models = fx.server.modelsDir
+        let current = ModeldServer.eventually(within: 10) {
+            guard let data = try? Data(contentsOf: models.appendingPathComponent("latest_model_details.sig.json")),
+                  let pointer = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let file = pointer["file"] as? String,
+                  let snapshot = try? String(contentsOf: models.appendingPathComponent(file), encoding: .utf8) else { return false }
+            return snapshot.contains(id)
+        }
+        try #require(current, "no signed pointer naming \(id)")
         let target = nginx.root.appendingPathComponent("models")
         try? FileManager.default.removeItem(at: target)
         try FileManager.default.copyItem(at: fx.server.modelsDir, to: target)
@@ -34,7 +42,7 @@ import Testing
 
     @Test func staticMode_installsFromAPlainFileServer_andAMissingSnapshotMeansLater_SPEC13() throws {
         let published = try fx.publish(size: 200_000, sdkMin: "2.0")
-        try mirror()
+        try mirror(once: published.id)
         try nginx.start()
 
         let update = try client(["--json", "update"])
