@@ -56,12 +56,18 @@ enum DiskIO {
         }
     }
 
-    /// Appends one record and makes it durable before returning.
-    static func appendDurably(_ data: Data, to url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    /// Appends one line and makes it durable before returning. A torn last line (a crash during
+    /// an append that never returned) is ended first, so it cannot swallow this one.
+    static func appendLineDurably(_ data: Data, to url: URL) throws {
+        let fd = open(url.path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
         defer { close(fd) }
-        try writeAll(fd, data, path: url.path)
+        var info = stat()
+        var last: UInt8 = 0x0A
+        if fstat(fd, &info) == 0, info.st_size > 0, pread(fd, &last, 1, info.st_size - 1) != 1 {
+            throw ModeldClientError.io("read \(url.path): \(errorText())")
+        }
+        try writeAll(fd, last == 0x0A ? data : Data([0x0A]) + data, path: url.path)
         guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(url.path): \(errorText())") }
     }
 

@@ -25,7 +25,7 @@ struct EventQueue {
         try event.validate()
         var line = try event.jsonLine()
         line.append(0x0A)
-        try DiskIO.appendDurably(line, to: queueURL)
+        try DiskIO.appendLineDurably(line, to: queueURL)
     }
 
     /// Batches waiting to be sent, oldest first (after sealing what `record` queued).
@@ -124,7 +124,11 @@ struct EventQueue {
     private func load(_ file: URL) throws -> Batch? {
         let name = file.deletingPathExtension().lastPathComponent
         guard let underscore = name.firstIndex(of: "_") else { return nil }
-        let lines = Self.lines(try Data(contentsOf: file))
+        // A torn line (a crash mid-append, never acknowledged to the app) is not an event: drop it
+        // rather than let the server refuse the whole batch.
+        let lines = Self.lines(try Data(contentsOf: file)).filter {
+            (try? JSONSerialization.jsonObject(with: $0)) is [String: Any]
+        }
         guard !lines.isEmpty else {
             try? FileManager.default.removeItem(at: file)
             return nil
@@ -132,7 +136,7 @@ struct EventQueue {
         return Batch(file: file, batchID: String(name[name.index(after: underscore)...]), lines: lines)
     }
 
-    /// Complete lines only: a torn final line (crash mid-append, never fsynced) is dropped.
+    /// The newline-terminated lines (an unterminated tail is still being written or torn).
     static func lines(_ data: Data) -> [Data] {
         var result: [Data] = []
         var start = data.startIndex

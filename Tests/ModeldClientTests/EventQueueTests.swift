@@ -45,6 +45,13 @@ struct EventQueueTests {
         #expect(try queue.pending().map(\.lines.count) == [1000, 1])
     }
 
+    @Test func aTornLineFromACrash_neitherSwallowsTheNextEventNorSpoilsTheBatch() throws {
+        try Data((#"{"name":"a","ts":1}"# + "\n" + #"{"name":"tor"#).utf8).write(to: directory.appendingPathComponent("queue.jsonl"))
+        try queue.record(OutcomeEvent(name: "b", timestamp: Date(timeIntervalSince1970: 2)))
+        let batch = try #require(try queue.pending().first)
+        #expect(batch.lines.map { String(decoding: $0, as: UTF8.self) } == [#"{"name":"a","ts":1}"#, #"{"name":"b","ts":2000}"#])
+    }
+
     @Test func invalidEvents_areRefusedAtRecord() {
         #expect(throws: ModeldClientError.self) { try queue.record(OutcomeEvent(name: "")) }
         #expect(throws: ModeldClientError.self) { try queue.record(OutcomeEvent(name: "n", value: .infinity)) }
