@@ -39,11 +39,7 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, @unchecked Sendable
         let sink: any ResponseSink
         let continuation: CheckedContinuation<Void, any Error>
         var failure: (any Error)?
-        var paused = false
     }
-
-    /// Chunks (of up to ~16–64 KiB each) allowed to wait for the delegate before the transfer pauses.
-    private static let maxQueuedChunks = 64
 
     private let pending = Mutex<[Int: Pending]>([:])
     private let sessionBox = Mutex<URLSession?>(nil)
@@ -97,19 +93,10 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        // FoundationNetworking queues chunks for this delegate without flow control (a suspended
+        // task drops its transfer), so a network faster than the disk grows memory: see
+        // docs/decisions/client.md.
         deliver(dataTask) { try $0.receive(data) }
-        // Backpressure: chunks are queued for this delegate queue without waiting for it, so a
-        // network faster than the disk would pile the file up in memory. Pause the transfer while
-        // many chunks wait; the last waiting chunk resumes it.
-        let waiting = queue.operationCount
-        let paused = pending.withLock { $0[dataTask.taskIdentifier]?.paused ?? false }
-        if waiting > Self.maxQueuedChunks, !paused {
-            pending.withLock { $0[dataTask.taskIdentifier]?.paused = true }
-            dataTask.suspend()
-        } else if waiting <= 1, paused {
-            pending.withLock { $0[dataTask.taskIdentifier]?.paused = false }
-            dataTask.resume()
-        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
