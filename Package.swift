@@ -10,9 +10,11 @@ let package = Package(
     products: [
         .executable(name: "modeld", targets: ["modeld"]),
         .executable(name: "modelctl", targets: ["modelctl"]),
+        .library(name: "ModeldClient", targets: ["ModeldClient"]),
+        .executable(name: "modeld-client", targets: ["modeld-client"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),  // 1.6: @ParentCommand
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),  // 4.x: FoundationEssentials, no ICU
     ],
@@ -58,6 +60,16 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // The reference client apps embed (SPEC §13): Foundation(Networking), swift-crypto, ModeldSigning.
+        .target(name: "ModeldClient", dependencies: [
+            "ModeldSigning",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .executableTarget(name: "modeld-client", dependencies: [
+            "ModeldClient",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "ModeldSigning"]),
@@ -68,6 +80,7 @@ let package = Package(
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning", "ModeldClient"]),
     ]
 )
