@@ -37,6 +37,17 @@ let package = Package(
         ]),
         .target(name: "EgressCost"),
 
+        // libcurl easy handle and transfer callbacks, shared by modelctl's clients.
+        .target(name: "CurlTransport", dependencies: ["CCurl"]),
+        // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
+        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The S3 client: sends ObjectStorage requests through libcurl's SigV4 signer.
+        .target(name: "ObjectStorageCurl", dependencies: [
+            "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
+        .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
+
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
             "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CLinuxShims",
@@ -45,7 +56,8 @@ let package = Package(
         ]),
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "EventStore", "EgressCost", "CCurl", "CLinuxShims",
+            "ModelCatalog", "EventStore", "EgressCost", "CCurl", "CurlTransport", "CLinuxShims",
+            "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -55,6 +67,10 @@ let package = Package(
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
+        // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims"]),

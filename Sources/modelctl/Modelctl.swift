@@ -18,6 +18,7 @@ struct Modelctl: ParsableCommand {
             VerifyCommand.self,
             CostCommand.self,
             EventsCommand.self,
+            MirrorCommand.self,
         ]
     )
 }

@@ -1,0 +1,46 @@
+import Crypto
+import Glibc
+import ObjectStorage
+
+extension S3Client {
+    /// Uploads a whole local file whose size and SHA-256 are known: one PutObject, or with
+    /// `plan` a multipart upload with that plan's fixed part size (each part's SHA-256 is
+    /// computed from the file as it is sent, so the store checks every byte). On any failure a
+    /// started multipart upload is aborted, so nothing half-written stays behind.
+    public func upload(_ key: String, file path: String, size: Int64, sha256: String, attributes: ObjectAttributes,
+                       createOnly: Bool, plan: PartPlan? = nil) throws(S3Error) -> PutOutcome {
+        guard let plan else {
+            return try put(key, body: .file(path: path, offset: 0, length: size), sha256: sha256, attributes: attributes, createOnly: createOnly)
+        }
+        let uploadID = try createMultipartUpload(key, attributes: attributes)
+        do {
+            var parts: [CompletedPart] = []
+            for number in 1...plan.partCount {
+                let range = plan.range(ofPart: number)
+                let partSHA = try Self.sha256(of: path, offset: range.offset, length: range.length)
+                parts.append(try uploadPart(key, uploadID: uploadID, number: number,
+                                            body: .file(path: path, offset: range.offset, length: range.length), sha256: partSHA))
+            }
+            return try completeMultipartUpload(key, uploadID: uploadID, parts: parts, createOnly: createOnly)
+        } catch {
+            try? abortMultipartUpload(key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    /// Lowercase hex SHA-256 of `length` bytes of the file from `offset`, read in 1 MiB chunks.
+    public static func sha256(of path: String, offset: Int64, length: Int64) throws(S3Error) -> String {
+        let source = try FileRangeSource(path: path, offset: offset, length: length)
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count: Int
+            do { count = try buffer.withUnsafeMutableBytes { try source.read(into: $0) } } catch {
+                throw error as? S3Error ?? S3Error.local("\(error)")
+            }
+            if count == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+        return S3RequestBuilder.hex(hasher.finalize())
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import ModelCatalog
+import ModelMirror
+import ObjectStorage
+import ObjectStorageCurl
+
+/// The I/O around MirrorPlan: reads the catalog and the local JSON files, HEADs every key,
+/// then uploads in plan order. Sequential on purpose: the order is the consistency guarantee.
+struct MirrorRunner {
+    let client: S3Client
+    let modelsDir: String
+    let prefix: String
+    let pointerMaxAge: Int
+    let multipartThreshold: Int64
+    let partSize: Int64?
+
+    struct Summary {
+        var uploaded = 0, skipped = 0, deleted = 0
+        var bytes: Int64 = 0
+
+        /// What a run of `plan` would report (for `--dry-run --json`).
+        init(plan: MirrorPlan) {
+            uploaded = plan.uploads.count
+            skipped = plan.steps.count - uploaded - plan.conflicts.count
+            bytes = plan.bytesToUpload
+        }
+
+        init() {}
+
+        var json: String { #"{"uploaded":\#(uploaded),"skipped":\#(skipped),"deleted":\#(deleted),"bytes":\#(bytes)}"# }
+    }
+
+    func plan() throws(CLIFailure) -> MirrorPlan {
+        let catalog: Catalog
+        do { catalog = try CatalogStore(directory: modelsDir, publicBaseURL: "").load() } catch {
+            throw CLIFailure("cannot read the catalog in \(modelsDir): \(error)")
+        }
+        let objects = MirrorObject.desired(catalog: catalog, modelsDir: modelsDir, prefix: prefix, json: try localJSON(), pointerMaxAge: pointerMaxAge)
+        var remote: [String: RemoteObject?] = [:]
+        for object in objects {
+            try checkLocal(object)
+            remote[object.key] = try storage { () throws(S3Error) in try client.head(object.key).map { RemoteObject(size: $0.size, sha256: $0.sha256) } }
+        }
+        let plan = MirrorPlan(objects: objects, remote: remote, multipartThreshold: multipartThreshold)
+        if let conflict = plan.conflicts.first {
+            throw CLIFailure("\(conflict.object.key) already exists in the bucket with other content (size or x-amz-meta-sha256 differ); "
+                + "immutable objects are never overwritten (\(plan.conflicts.count) such object(s))")
+        }
+        return plan
+    }
+
+    func run(_ plan: MirrorPlan) throws(CLIFailure) -> Summary {
+        var summary = Summary()
+        for step in plan.steps {
+            let object = step.object
+            guard step.action != .skip else { summary.skipped += 1; continue }
+            let attributes = ObjectAttributes(contentType: object.contentType, cacheControl: object.cacheControl, sha256: object.sha256)
+            let parts = try step.action == .multipart ? storage { () throws(S3Error) in try PartPlan(objectSize: object.size, partSize: partSize) } : nil
+            let outcome = try storage { () throws(S3Error) in
+                try client.upload(object.key, file: object.localPath, size: object.size, sha256: object.sha256, attributes: attributes,
+                                  createOnly: object.isImmutable, plan: parts)
+            }
+            if outcome == .alreadyExists {
+                // Another writer created it between our HEAD and PUT: fine only if it is the same bytes.
+                let head = try storage { () throws(S3Error) in try client.head(object.key) }
+                guard head?.size == object.size, head?.sha256 == object.sha256 else {
+                    throw CLIFailure("\(object.key) was created concurrently with other content")
+                }
+                summary.skipped += 1
+                continue
+            }
+            summary.uploaded += 1
+            summary.bytes += object.size
+        }
+        return summary
+    }
+
+    /// The JSON files under models/ that exist: the pointer, its signature, and details/<N>.json.
+    private func localJSON() throws(CLIFailure) -> [LocalJSON] {
+        var names = MirrorObject.pointerNames
+        let details = (try? FileManager.default.contentsOfDirectory(atPath: modelsDir + "/details")) ?? []
+        names += details.filter { $0.hasSuffix(".json") }.map { "details/" + $0 }
+        var files: [LocalJSON] = []
+        for name in names {
+            let path = modelsDir + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            files.append(LocalJSON(name: name, localPath: path, size: Int64(data.count), sha256: S3RequestBuilder.sha256Hex(Array(data))))
+        }
+        return files
+    }
+
+    /// A model file must be there with its catalog size before anything is sent.
+    private func checkLocal(_ object: MirrorObject) throws(CLIFailure) {
+        guard object.kind == .modelFile else { return }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: object.localPath),
+              (attributes[.size] as? NSNumber)?.int64Value == object.size else {
+            throw CLIFailure("\(object.localPath) is missing or not \(object.size) bytes as the catalog says (run modelctl verify)")
+        }
+    }
+
+    /// Runs one storage call, turning its error into the CLI's (usage errors exit 2).
+    private func storage<T>(_ body: () throws(S3Error) -> T) throws(CLIFailure) -> T {
+        do { return try body() } catch {
+            if case .usage = error { throw CLIFailure(error.description, exitCode: 2) }
+            throw CLIFailure(error.description)
+        }
+    }
+}
