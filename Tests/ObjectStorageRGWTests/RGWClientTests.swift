@@ -10,10 +10,10 @@ struct RGWClientTests {
     static let immutable = "public, max-age=31536000, immutable"
 
     /// A scratch file of `size` pseudo-random bytes and its SHA-256.
-    static func scratchFile(size: Int, seed: UInt8 = 1) throws -> (path: String, bytes: [UInt8], sha256: String) {
+    static func scratchFile(size: Int, seed: UInt8 = 1, ext: String = "bin") throws -> (path: String, bytes: [UInt8], sha256: String) {
         var generator = SplitMix(state: UInt64(seed))
         let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString).\(ext)").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return (path, bytes, S3RequestBuilder.sha256Hex(bytes))
     }

@@ -45,10 +45,10 @@ final class RGWCluster: Sendable {
         // Unix socket paths are limited to 108 bytes: keep the directory short.
         let directory = "/tmp/rgw-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let started = ContinuousClock.now
-        let result = run([script, "start", directory, bucket], environment: ["RGW_OWNER_PID": String(getpid())], timeout: 120)
+        let result = Spawn.run("/bin/bash", [script, "start", directory, bucket], environment: ["RGW_OWNER_PID": String(getpid())], timeout: 120)
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         guard result.status == 0, let env = try? String(contentsOfFile: directory + "/env", encoding: .utf8) else {
-            return .failure(StartFailure(description: "scripts/rgw.sh start failed (exit \(result.status)): \(result.output)"))
+            return .failure(StartFailure(description: "scripts/rgw.sh start failed (exit \(result.status)): \(result.stdout)\(result.stderr)"))
         }
         var values: [String: String] = [:]
         for line in env.split(separator: "\n") {
@@ -65,7 +65,7 @@ final class RGWCluster: Sendable {
     }
 
     func stop() {
-        _ = Self.run([Self.script, "stop", directory], environment: [:], timeout: 30)
+        _ = Spawn.run("/bin/bash", [Self.script, "stop", directory], timeout: 30)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -74,39 +74,5 @@ final class RGWCluster: Sendable {
                               credentials: Credentials(accessKeyID: credentials.accessKeyID, secretAccessKey: secret ?? credentials.secretAccessKey))
         client.retry = retry
         return client
-    }
-
-    /// Runs bash with output to a file, polling for its exit with a deadline. posix_spawn rather
-    /// than Foundation's Process: Process learns of the exit through a socket the child inherits,
-    /// and the daemons the script starts would inherit it too, so it would wait for them.
-    private static func run(_ arguments: [String], environment: [String: String], timeout: Double) -> (status: Int32, output: String) {
-        let log = "/tmp/rgw-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log"
-        defer { unlink(log) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }.map { "\($0.key)=\($0.value)" }
-        let argv = (["/bin/bash"] + arguments).map { strdup($0) } + [nil]
-        let envp = env.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/bin/bash", &actions, nil, argv, envp) == 0 else { return (-1, "cannot run /bin/bash") }
-        var status: Int32 = 0
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                return (-1, "timed out after \(timeout) s")
-            }
-            usleep(50_000)
-        }
-        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        // WIFEXITED/WEXITSTATUS are macros Swift does not import.
-        let exitCode = status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
-        return (exitCode, output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

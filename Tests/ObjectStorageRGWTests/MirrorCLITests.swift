@@ -1,0 +1,116 @@
+import Foundation
+import ObjectStorage
+import ObjectStorageCurl
+import Testing
+
+/// `modelctl mirror` (SPEC §9.1): the real binary against the real RGW.
+@Suite(.enabled(if: RGWCluster.shouldRun, RGWCluster.skipMessage), .serialized)
+struct MirrorCLITests {
+    static let modelctl = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("modelctl").path
+
+    /// A models directory with a 12 MiB and a small release, published offline.
+    static func modelsDirectory() throws -> (path: String, files: [String]) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
+        let models = directory + "/models"
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        for (ext, size, seed) in [("onnx", (12 << 20) + 7, UInt8(3)), ("tflite", 4_321, UInt8(4))] {
+            let file = try RGWClientTests.scratchFile(size: size, seed: seed, ext: ext)
+            defer { unlink(file.path) }
+            let result = Spawn.run(modelctl, ["publish", file.path, "--sdk-min", "1.0", "--models-dir", models,
+                                              "--public-base-url", "http://cdn.example", "--content-type", "application/octet-stream"], timeout: 60)
+            #expect(result.status == 0, "publish .\(ext): \(result.stderr)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: models).filter { $0.hasSuffix(".onnx") || $0.hasSuffix(".tflite") }
+        return (models, files.sorted())
+    }
+
+    /// Removes the scratch directory holding `models`.
+    static func remove(_ models: String) {
+        try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: models).deletingLastPathComponent().path)
+    }
+
+    static func mirror(_ cluster: RGWCluster, models: String, prefix: String, _ extra: [String] = [], secret: String? = nil) -> Spawn.Result {
+        Spawn.run(modelctl, ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+                             "--max-age", "30", "--multipart-threshold", "10MiB", "--part-size", "5MiB"] + extra,
+                  environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
+                                "AWS_SECRET_ACCESS_KEY": secret ?? cluster.credentials.secretAccessKey], timeout: 120)
+    }
+
+    @Test func freshMirror_thenSecondRunUploadsNothing_SPEC9_1() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let (models, files) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "m-\(UUID().uuidString)"
+
+        let plan = Self.mirror(cluster, models: models, prefix: prefix, ["--dry-run"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let lines = plan.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.last?.hasPrefix("upload\tpointer\t") == true && lines.last?.hasSuffix("/models/latest_model_details.json") == true)
+        #expect(lines.contains { $0.hasPrefix("multipart\tmodel\t\((12 << 20) + 7)\t\(prefix)/models/") })
+        #expect(try client.list(prefix: prefix).isEmpty, "--dry-run changed nothing")
+
+        let first = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let jsonSize = try FileManager.default.attributesOfItem(atPath: models + "/latest_model_details.json")[.size] as! Int
+        #expect(first.stdout == #"{"uploaded":3,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize)}"# + "\n")
+        for file in files {
+            let local = try Data(contentsOf: URL(fileURLWithPath: models + "/" + file))
+            let head = try #require(try client.head("\(prefix)/models/\(file)"))
+            #expect(head.size == Int64(local.count) && head.sha256 == S3RequestBuilder.sha256Hex(Array(local)))
+            #expect(head.cacheControl == "public, max-age=31536000, immutable")
+            #expect(try client.get("\(prefix)/models/\(file)") == Array(local))
+        }
+        let pointer = try #require(try client.head("\(prefix)/models/latest_model_details.json"))
+        #expect(pointer.cacheControl == "public, max-age=30" && pointer.contentType == "application/json")
+        #expect(try client.get("\(prefix)/models/latest_model_details.json") == Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.json"))))
+
+        let second = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == #"{"uploaded":0,"skipped":3,"deleted":0,"bytes":0}"# + "\n")
+    }
+
+    @Test func wrongSecret_exits1WithAClearMessage_andWritesNothing() throws {
+        let cluster = try RGWCluster.require()
+        let (models, _) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "w-\(UUID().uuidString)"
+        let result = Self.mirror(cluster, models: models, prefix: prefix, secret: "not-the-secret")
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("modelctl: HeadObject HEAD "))
+        #expect(result.stderr.contains("403"))
+        #expect(!result.stderr.contains("not-the-secret"))
+        #expect(try cluster.client().list(prefix: prefix).isEmpty)
+    }
+
+    @Test func credentialsFile_mustBePrivate_andIsUsed() throws {
+        let cluster = try RGWCluster.require()
+        let (models, _) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let path = models + "/../credentials"
+        try "[r]\naws_access_key_id = \(cluster.credentials.accessKeyID)\naws_secret_access_key = \(cluster.credentials.secretAccessKey)\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let arguments = ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/c", "--endpoint", cluster.endpoint,
+                         "--credentials-file", path, "--profile", "r", "--dry-run"]
+        chmod(path, 0o640)
+        let open = Spawn.run(Self.modelctl, arguments, timeout: 60)
+        #expect(open.status == 2)
+        #expect(open.stderr.contains("accessible by group or others") && open.stderr.contains("chmod 600"))
+        chmod(path, 0o600)
+        let ok = Spawn.run(Self.modelctl, arguments, timeout: 60)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.split(separator: "\n").count == 3)
+    }
+
+    @Test func usageErrors_exit2() throws {
+        let cluster = try RGWCluster.require()
+        let noCredentials = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint], timeout: 30)
+        #expect(noCredentials.status == 2 && noCredentials.stderr.contains("no credentials"))
+        let badTo = Spawn.run(Self.modelctl, ["mirror", "--to", "b-1", "--endpoint", cluster.endpoint], timeout: 30)
+        #expect(badTo.status == 2 && badTo.stderr.contains("s3://BUCKET"))
+        let badPart = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--part-size", "1MiB"], timeout: 30)
+        #expect(badPart.status == 2)
+    }
+}
