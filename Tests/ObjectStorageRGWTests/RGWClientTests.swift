@@ -56,6 +56,23 @@ struct RGWClientTests {
         for key in keys { try client.delete(key) }
     }
 
+    /// Virtual-host style: the bucket in the host name (`mirror-test.localhost`, which libcurl
+    /// resolves to loopback; scripts/rgw.sh sets `rgw dns name = localhost`).
+    @Test func virtualHostAddressing_roundTrip() throws {
+        let cluster = try RGWCluster.require()
+        let port = cluster.endpoint.split(separator: ":").last!
+        let endpoint = try S3Endpoint(url: "http://localhost:\(port)", bucket: RGWCluster.bucket, addressing: .virtual)
+        #expect(endpoint.url(key: "k").hasPrefix("http://\(RGWCluster.bucket).localhost:"))
+        let client = S3Client(endpoint: endpoint, credentials: cluster.credentials)
+        let key = Self.uniqueKey("virtual=+.bin")
+        let body = Array("virtual".utf8)
+        _ = try client.put(key, body: .bytes(body), sha256: S3RequestBuilder.sha256Hex(body), attributes: ObjectAttributes(contentType: "text/plain"))
+        #expect(try client.get(key) == body)
+        #expect(try client.list(prefix: key).map(\.key) == [key])
+        try client.delete(key)
+        #expect(try client.head(key) == nil)
+    }
+
     @Test func createOnly_secondPutIs412AndLeavesTheObject() throws {
         let client = try RGWCluster.require().client()
         let key = Self.uniqueKey("once.bin")
