@@ -14,18 +14,30 @@ extension S3Client {
         }
         let uploadID = try createMultipartUpload(key, attributes: attributes)
         do {
-            var parts: [CompletedPart] = []
-            for number in 1...plan.partCount {
-                let range = plan.range(ofPart: number)
-                let partSHA = try Self.sha256(of: path, offset: range.offset, length: range.length)
-                parts.append(try uploadPart(key, uploadID: uploadID, number: number,
-                                            body: .file(path: path, offset: range.offset, length: range.length), sha256: partSHA))
-            }
+            let parts = try uploadMissingParts(key, uploadID: uploadID, file: path, plan: plan, done: [])
             return try completeMultipartUpload(key, uploadID: uploadID, parts: parts, createOnly: createOnly)
         } catch {
             try? abortMultipartUpload(key, uploadID: uploadID)
             throw error
         }
+    }
+
+    /// Uploads every part of `plan` not in `done` (as ListParts reported it; a listed part of
+    /// the wrong size is sent again) and returns all parts for Complete, in order.
+    public func uploadMissingParts(_ key: String, uploadID: String, file path: String, plan: PartPlan,
+                                   done: [PartListPage.Part]) throws(S3Error) -> [CompletedPart] {
+        var parts: [CompletedPart] = []
+        for number in 1...plan.partCount {
+            let range = plan.range(ofPart: number)
+            if let part = done.first(where: { $0.partNumber == number && $0.size == range.length }) {
+                parts.append(CompletedPart(partNumber: number, etag: part.etag))
+                continue
+            }
+            let partSHA = try Self.sha256(of: path, offset: range.offset, length: range.length)
+            parts.append(try uploadPart(key, uploadID: uploadID, number: number,
+                                        body: .file(path: path, offset: range.offset, length: range.length), sha256: partSHA))
+        }
+        return parts
     }
 
     /// Lowercase hex SHA-256 of `length` bytes of the file from `offset`, read in 1 MiB chunks.

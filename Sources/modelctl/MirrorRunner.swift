@@ -55,10 +55,9 @@ struct MirrorRunner {
             let object = step.object
             guard step.action != .skip else { summary.skipped += 1; continue }
             let attributes = ObjectAttributes(contentType: object.contentType, cacheControl: object.cacheControl, sha256: object.sha256)
-            let parts = try step.action == .multipart ? storage { () throws(S3Error) in try PartPlan(objectSize: object.size, partSize: partSize) } : nil
-            let outcome = try storage { () throws(S3Error) in
+            let outcome = try step.action == .multipart ? uploadMultipart(object, attributes) : storage { () throws(S3Error) in
                 try client.upload(object.key, file: object.localPath, size: object.size, sha256: object.sha256, attributes: attributes,
-                                  createOnly: object.isImmutable, plan: parts)
+                                  createOnly: object.isImmutable)
             }
             if outcome == .alreadyExists {
                 // Another writer created it between our HEAD and PUT: fine only if it is the same bytes.
@@ -73,6 +72,52 @@ struct MirrorRunner {
             summary.bytes += object.size
         }
         return summary
+    }
+
+    /// A multipart upload that survives being killed: the upload id is journaled before any part
+    /// goes out; a later run lists the parts already in the bucket and sends only the others.
+    /// An upload journaled for other bytes or another part size is aborted and started over.
+    private func uploadMultipart(_ object: MirrorObject, _ attributes: ObjectAttributes) throws(CLIFailure) -> PutOutcome {
+        let plan = try storage { () throws(S3Error) in try PartPlan(objectSize: object.size, partSize: partSize) }
+        let journal = MirrorJournal(modelsDir: modelsDir)
+        var resumed: (uploadID: String, done: [PartListPage.Part])?
+        if let entry = journal.entry(for: object.key) {
+            if entry.size == object.size, entry.sha256 == object.sha256, entry.part_size == plan.partSize {
+                do {
+                    resumed = (entry.upload_id, try client.listParts(object.key, uploadID: entry.upload_id))
+                } catch where error.serviceCode == "NoSuchUpload" {
+                    // Aborted or expired (R2 drops them after 7 days): start over.
+                } catch {
+                    throw CLIFailure(error.description)
+                }
+            } else {
+                try? client.abortMultipartUpload(object.key, uploadID: entry.upload_id)
+            }
+            if resumed == nil { journal.remove(object.key) }
+        }
+        let uploadID: String
+        if let resumed {
+            uploadID = resumed.uploadID
+            printError("modelctl: resuming \(object.key): \(resumed.done.count) of \(plan.partCount) parts already uploaded")
+        } else {
+            uploadID = try storage { () throws(S3Error) in try client.createMultipartUpload(object.key, attributes: attributes) }
+            try journal.record(.init(key: object.key, upload_id: uploadID, size: object.size, sha256: object.sha256, part_size: plan.partSize))
+        }
+        let parts = try storage { () throws(S3Error) in
+            try client.uploadMissingParts(object.key, uploadID: uploadID, file: object.localPath, plan: plan, done: resumed?.done ?? [])
+        }
+        do {
+            let outcome = try client.completeMultipartUpload(object.key, uploadID: uploadID, parts: parts, createOnly: object.isImmutable)
+            journal.remove(object.key)
+            return outcome
+        } catch {
+            // A refused Complete (wrong parts, changed file) cannot be resumed: clear it.
+            if !RetryPolicy.isRetryable(error) {
+                try? client.abortMultipartUpload(object.key, uploadID: uploadID)
+                journal.remove(object.key)
+            }
+            throw CLIFailure(error.description)
+        }
     }
 
     /// The JSON files under models/ that exist: the pointer, its signature, and details/<N>.json.

@@ -104,6 +104,59 @@ struct MirrorCLITests {
         #expect(ok.stdout.split(separator: "\n").count == 3)
     }
 
+    /// SPEC §9.1: a mirror SIGKILLed mid-upload resumes its multipart upload (journal +
+    /// ListParts) without sending the finished parts again.
+    @Test func sigkillMidMultipart_resumesWithoutResendingParts() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
+        let models = scratch + "/models"
+        defer { Self.remove(models) }
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        // 200 MiB, sparse (zeros) but for a marker at the end: 40 parts of 5 MiB.
+        let source = scratch + "/big.onnx"
+        let fd = open(source, O_WRONLY | O_CREAT, 0o644)
+        ftruncate(fd, 200 << 20)
+        _ = pwrite(fd, "end", 3, (200 << 20) - 3)
+        close(fd)
+        let published = Spawn.run(Self.modelctl, ["publish", source, "--sdk-min", "1.0", "--models-dir", models, "--public-base-url", "http://cdn.example"], timeout: 120)
+        try #require(published.status == 0, "\(published.stderr)")
+        let prefix = "k-\(UUID().uuidString)"
+        let environment = ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]
+        let arguments = ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+                         "--multipart-threshold", "10MiB", "--part-size", "5MiB", "--json"]
+        let running = try #require(Spawn.start(Self.modelctl, arguments, environment: environment))
+        // Kill once at least two parts are in the bucket (polled, bounded).
+        var partsBeforeKill = 0
+        let deadline = ContinuousClock.now + .seconds(60)
+        while partsBeforeKill < 2, ContinuousClock.now < deadline {
+            if let upload = try client.listMultipartUploads(prefix: prefix).first {
+                partsBeforeKill = try client.listParts(upload.key, uploadID: upload.uploadID).count
+            }
+            if partsBeforeKill < 2 { usleep(10_000) }
+        }
+        kill(running.pid, SIGKILL)
+        let killed = running.wait(timeout: 30)
+        try #require(killed.status == -SIGKILL, "the mirror ended before it was killed: \(killed.stderr)")
+        #expect(partsBeforeKill >= 2)
+        #expect(try client.list(prefix: prefix).isEmpty, "nothing visible after the kill")
+
+        let resumed = Spawn.run(Self.modelctl, arguments, environment: environment, timeout: 300)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let resumedParts = resumed.stderr.split(separator: " ").firstIndex(of: "of").flatMap { index in
+            Int(resumed.stderr.split(separator: " ")[index - 1])
+        }
+        #expect(resumed.stderr.contains("resuming \(prefix)/models/"))
+        #expect((resumedParts ?? 0) >= partsBeforeKill, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasPrefix(#"{"uploaded":2,"skipped":0,"deleted":0,"#))
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: models).first { $0.hasSuffix(".onnx") })
+        let head = try #require(try client.head("\(prefix)/models/\(file)"))
+        #expect(head.size == 200 << 20)
+        #expect(head.sha256 == (try S3Client.sha256(of: models + "/" + file, offset: 0, length: 200 << 20)))
+        #expect(try client.listMultipartUploads(prefix: prefix).isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: models + "/.mirror/uploads")) ?? []).isEmpty, "journal cleared")
+    }
+
     @Test func usageErrors_exit2() throws {
         let cluster = try RGWCluster.require()
         let noCredentials = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint], timeout: 30)

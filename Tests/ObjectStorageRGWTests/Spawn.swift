@@ -11,12 +11,45 @@ enum Spawn {
         let stderr: String
     }
 
+    /// A started child; `wait` collects it.
+    struct Running {
+        let pid: pid_t
+        let executable: String
+        let outPath: String
+        let errPath: String
+
+        /// Waits at most `timeout` seconds (then SIGKILL) and returns the exit status and output.
+        func wait(timeout: Double) -> Result {
+            defer { unlink(outPath); unlink(errPath) }
+            var status: Int32 = 0
+            let deadline = ContinuousClock.now + .seconds(timeout)
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                if ContinuousClock.now > deadline {
+                    kill(pid, SIGKILL)
+                    _ = waitpid(pid, &status, 0)
+                    return Result(status: -1, stdout: "", stderr: "\(executable) timed out after \(timeout) s")
+                }
+                usleep(20_000)
+            }
+            // WIFEXITED/WEXITSTATUS are macros Swift does not import; a signal gives -signal.
+            let exitCode = status & 0x7F == 0 ? (status >> 8) & 0xFF : -(status & 0x7F)
+            return Result(status: exitCode, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                          stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        }
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double) -> Result {
+        guard let running = start(executable, arguments, environment: environment) else {
+            return Result(status: -1, stdout: "", stderr: "cannot run \(executable)")
+        }
+        return running.wait(timeout: timeout)
+    }
+
     /// `environment` is merged over this process's, minus its AWS_* variables (a developer's
     /// credentials must not leak into a test).
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double) -> Result {
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> Running? {
         let base = "/tmp/spawn-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let outPath = base + ".out", errPath = base + ".err"
-        defer { unlink(outPath); unlink(errPath) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -29,20 +62,7 @@ enum Spawn {
         let envp = env.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return Result(status: -1, stdout: "", stderr: "cannot run \(executable)") }
-        var status: Int32 = 0
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                return Result(status: -1, stdout: "", stderr: "\(executable) timed out after \(timeout) s")
-            }
-            usleep(20_000)
-        }
-        // WIFEXITED/WEXITSTATUS are macros Swift does not import.
-        let exitCode = status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
-        return Result(status: exitCode, stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        guard posix_spawn(&pid, executable, &actions, nil, argv, envp) == 0 else { return nil }
+        return Running(pid: pid, executable: executable, outPath: outPath, errPath: errPath)
     }
 }
