@@ -21,9 +21,12 @@ struct MirrorCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Files above SIZE go multipart (always above 5 GiB).", valueName: "size")) var multipartThreshold = "100MiB"
     @Option(help: ArgumentHelp("Multipart part size (default: max(8 MiB, size/10,000 rounded up to 1 MiB)).", valueName: "size")) var partSize: String?
     @Flag(help: "Print the plan (one line per object: action, kind, size, key) and change nothing.") var dryRun = false
+    @Flag(help: "Keep running: mirror again within seconds of every catalog change or re-signed JSON; failures retry with backoff.")
+    var watch = false
     @Flag(help: "Print {\"uploaded\":n,\"skipped\":n,\"deleted\":n,\"bytes\":n}.") var json = false
 
     func validate() throws {
+        if watch && dryRun { throw ValidationError("--watch and --dry-run cannot be combined") }
         if let maxAge, maxAge < 0 { throw ValidationError("--max-age must not be negative") }
         _ = try size(multipartThreshold, "--multipart-threshold")
         if let partSize {
@@ -38,15 +41,24 @@ struct MirrorCommand: ParsableCommand {
             let mirror = MirrorRunner(client: client, modelsDir: modelsDir, prefix: prefix, pointerMaxAge: try resolvedMaxAge(),
                                       multipartThreshold: try size(multipartThreshold, "--multipart-threshold"),
                                       partSize: try partSize.map { try size($0, "--part-size") })
-            let plan = try mirror.plan()
-            if dryRun {
-                for line in plan.lines { print(line) }
-                if json { print(MirrorRunner.Summary(plan: plan).json) }
-                return
+            if watch {
+                MirrorWatch(modelsDir: modelsDir).run { () throws(CLIFailure) in try pass(mirror) }
             }
-            let summary = try mirror.run(plan)
-            print(json ? summary.json : "mirrored \(modelsDir) to \(storage.to): \(summary.uploaded) uploaded (\(summary.bytes) bytes), \(summary.skipped) skipped")
+            try pass(mirror)
         }
+    }
+
+    /// One mirror run: plan, then (unless --dry-run) upload, then the summary on stdout.
+    private func pass(_ mirror: MirrorRunner) throws(CLIFailure) {
+        let plan = try mirror.plan()
+        if dryRun {
+            for line in plan.lines { print(line) }
+            if json { print(MirrorRunner.Summary(plan: plan).json) }
+            return
+        }
+        let summary = try mirror.run(plan)
+        print(json ? summary.json : "mirrored \(modelsDir) to \(storage.to): \(summary.uploaded) uploaded (\(summary.bytes) bytes), \(summary.skipped) skipped")
+        fflush(nil)  // --watch: each pass's summary reaches a pipe at once
     }
 
     private func size(_ text: String, _ flag: String) throws -> Int64 {

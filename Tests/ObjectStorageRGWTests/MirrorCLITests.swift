@@ -157,6 +157,49 @@ struct MirrorCLITests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: models + "/.mirror/uploads")) ?? []).isEmpty, "journal cleared")
     }
 
+    /// SPEC §9.1: `--watch` mirrors a new publish within seconds (file before JSON).
+    @Test func watch_picksUpAPublishWithinSeconds() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let (models, _) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "watch-\(UUID().uuidString)"
+        let running = try #require(Spawn.start(Self.modelctl, [
+            "mirror", "--watch", "--json", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+            "--max-age", "30"], environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+        defer {
+            kill(running.pid, SIGTERM)
+            _ = running.wait(timeout: 30)
+        }
+        let pointer = "\(prefix)/models/latest_model_details.json"
+        func pointerMatchesLocal() throws -> Bool {
+            let local = Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.json")))
+            return try client.head(pointer) != nil && client.get(pointer) == local
+        }
+        func poll(_ seconds: Int, _ condition: () throws -> Bool) throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            while ContinuousClock.now < deadline {
+                if try condition() { return true }
+                usleep(100_000)
+            }
+            return false
+        }
+        #expect(try poll(120) { try pointerMatchesLocal() }, "first pass mirrored the pointer")
+
+        let file = try RGWClientTests.scratchFile(size: 10_000, seed: 9, ext: "tflite")
+        defer { unlink(file.path) }
+        let published = Spawn.run(Self.modelctl, ["publish", file.path, "--sdk-min", "2.0", "--models-dir", models,
+                                                  "--public-base-url", "http://cdn.example", "--json"], timeout: 60)
+        try #require(published.status == 0, "\(published.stderr)")
+        let id = try #require(published.stdout.firstRange(of: #""id":""#).map { published.stdout[$0.upperBound...].prefix(36) })
+        let started = ContinuousClock.now
+        #expect(try poll(30) { try pointerMatchesLocal() }, "the new JSON was mirrored")
+        let latency = ContinuousClock.now - started
+        let head = try client.head("\(prefix)/models/\(id).tflite")
+        #expect(head?.sha256 == file.sha256, "the new file is there, and was uploaded before the JSON")
+        #expect(latency < .seconds(15), "took \(latency)")
+    }
+
     @Test func usageErrors_exit2() throws {
         let cluster = try RGWCluster.require()
         let noCredentials = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint], timeout: 30)

@@ -12,7 +12,15 @@ struct RGWClientTests {
     /// A scratch file of `size` pseudo-random bytes and its SHA-256.
     static func scratchFile(size: Int, seed: UInt8 = 1, ext: String = "bin") throws -> (path: String, bytes: [UInt8], sha256: String) {
         var generator = SplitMix(state: UInt64(seed))
-        let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        // Eight bytes per step: a byte-at-a-time loop takes seconds for 12 MiB in a debug build.
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.withUnsafeMutableBytes { buffer in
+            for offset in stride(from: 0, to: size, by: 8) {
+                withUnsafeBytes(of: generator.next()) { word in
+                    buffer[offset..<min(offset + 8, size)].copyBytes(from: word.prefix(size - offset))
+                }
+            }
+        }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString).\(ext)").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return (path, bytes, S3RequestBuilder.sha256Hex(bytes))
