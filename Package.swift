@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
-        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage"]),
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims"]),

@@ -48,17 +48,22 @@ struct MirrorCommand: ParsableCommand {
         }
     }
 
-    /// One mirror run: plan, then (unless --dry-run) upload, then the summary on stdout.
-    private func pass(_ mirror: MirrorRunner) throws(CLIFailure) {
-        let plan = try mirror.plan()
+    /// One mirror run: plan, then (unless --dry-run) upload and delete, then the summary on
+    /// stdout. Returns when the next garbage-collected file falls due for deletion.
+    @discardableResult
+    private func pass(_ mirror: MirrorRunner) throws(CLIFailure) -> Int64? {
+        let pass = try mirror.plan()
         if dryRun {
-            for line in plan.lines { print(line) }
-            if json { print(MirrorRunner.Summary(plan: plan).json) }
-            return
+            for line in pass.uploads.lines { print(line) }
+            for key in pass.deletions { print("delete\tmodel\t0\t\(key)") }
+            if json { print(MirrorRunner.Summary(pass: pass).json) }
+            return nil
         }
-        let summary = try mirror.run(plan)
-        print(json ? summary.json : "mirrored \(modelsDir) to \(storage.to): \(summary.uploaded) uploaded (\(summary.bytes) bytes), \(summary.skipped) skipped")
+        let summary = try mirror.run(pass)
+        print(json ? summary.json : "mirrored \(modelsDir) to \(storage.to): \(summary.uploaded) uploaded (\(summary.bytes) bytes), "
+            + "\(summary.skipped) skipped, \(summary.deleted) deleted")
         fflush(nil)  // --watch: each pass's summary reaches a pipe at once
+        return pass.secondsUntilNextDeletion
     }
 
     private func size(_ text: String, _ flag: String) throws -> Int64 {

@@ -18,11 +18,12 @@ struct MirrorRunner {
         var uploaded = 0, skipped = 0, deleted = 0
         var bytes: Int64 = 0
 
-        /// What a run of `plan` would report (for `--dry-run --json`).
-        init(plan: MirrorPlan) {
-            uploaded = plan.uploads.count
-            skipped = plan.steps.count - uploaded - plan.conflicts.count
-            bytes = plan.bytesToUpload
+        /// What a run of `pass` would report (for `--dry-run --json`).
+        init(pass: Pass) {
+            deleted = pass.deletions.count
+            uploaded = pass.uploads.uploads.count
+            skipped = pass.uploads.steps.count - uploaded - pass.uploads.conflicts.count
+            bytes = pass.uploads.bytesToUpload
         }
 
         init() {}
@@ -30,7 +31,15 @@ struct MirrorRunner {
         var json: String { #"{"uploaded":\#(uploaded),"skipped":\#(skipped),"deleted":\#(deleted),"bytes":\#(bytes)}"# }
     }
 
-    func plan() throws(CLIFailure) -> MirrorPlan {
+    /// What one pass does: the upload plan, then the garbage-collected keys whose wait is over.
+    struct Pass {
+        let uploads: MirrorPlan
+        let deletions: [String]
+        /// When the next pending deletion falls due (for --watch), nil when none is pending.
+        let secondsUntilNextDeletion: Int64?
+    }
+
+    func plan() throws(CLIFailure) -> Pass {
         let catalog: Catalog
         do { catalog = try CatalogStore(directory: modelsDir, publicBaseURL: "").load() } catch {
             throw CLIFailure("cannot read the catalog in \(modelsDir): \(error)")
@@ -46,10 +55,46 @@ struct MirrorRunner {
             throw CLIFailure("\(conflict.object.key) already exists in the bucket with other content (size or x-amz-meta-sha256 differ); "
                 + "immutable objects are never overwritten (\(plan.conflicts.count) such object(s))")
         }
-        return plan
+        let schedule = try scheduleDeletions(catalog)
+        let now = Self.now()
+        return Pass(uploads: plan, deletions: schedule.due(now: now, maxAge: pointerMaxAge),
+                    secondsUntilNextDeletion: schedule.secondsUntilNextDue(now: now, maxAge: pointerMaxAge))
     }
 
-    func run(_ plan: MirrorPlan) throws(CLIFailure) -> Summary {
+    private static func now() -> Int64 { Timestamp.now().millisecondsSinceEpoch / 1000 }
+
+    /// Brings the deletion schedule up to date: a collected file still in the bucket starts its
+    /// wait now (the JSON in place no longer names it, or will not once this pass uploads it);
+    /// one already gone is done.
+    private func scheduleDeletions(_ catalog: Catalog) throws(CLIFailure) -> DeletionSchedule {
+        let journal = MirrorJournal(modelsDir: modelsDir)
+        var schedule = try journal.deletions()
+        let now = Self.now()
+        var changed = false
+        for key in DeletionSchedule.collectedKeys(catalog: catalog, prefix: prefix) where !schedule.done.contains(key) && schedule.pending[key] == nil {
+            if try storage({ () throws(S3Error) in try client.head(key) }) != nil { schedule.pending[key] = now } else { schedule.done.insert(key) }
+            changed = true
+        }
+        if changed { try journal.save(schedule) }
+        return schedule
+    }
+
+    /// Deletes due keys after everything else: the JSON in place has not named them for max-age.
+    private func delete(_ keys: [String], summary: inout Summary) throws(CLIFailure) {
+        guard !keys.isEmpty else { return }
+        let journal = MirrorJournal(modelsDir: modelsDir)
+        var schedule = try journal.deletions()
+        for key in keys {
+            try storage { () throws(S3Error) in try client.delete(key) }
+            schedule.pending[key] = nil
+            schedule.done.insert(key)
+            try journal.save(schedule)
+            summary.deleted += 1
+        }
+    }
+
+    func run(_ pass: Pass) throws(CLIFailure) -> Summary {
+        let plan = pass.uploads
         var summary = Summary()
         for step in plan.steps {
             let object = step.object
@@ -71,6 +116,7 @@ struct MirrorRunner {
             summary.uploaded += 1
             summary.bytes += object.size
         }
+        try delete(pass.deletions, summary: &summary)
         return summary
     }
 

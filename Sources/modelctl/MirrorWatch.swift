@@ -3,19 +3,21 @@ import ModelMirror
 import ObjectStorage
 
 /// `mirror --watch`: mirrors, then waits for the catalog or the JSON pointer (re-signed) or the
-/// snapshots to change, and mirrors again; a failed pass is retried with backoff and never
+/// snapshots to change, or for a pending deletion to fall due, and mirrors again; a failed pass is retried with backoff and never
 /// stops the loop (SPEC §9.1). Polls `stat` every half second like the catalog watcher (§8),
 /// which also sees changes made by other hosts on a shared volume.
 struct MirrorWatch {
     let modelsDir: String
     let retry = RetryPolicy(maxAttempts: .max, baseDelay: .seconds(1), maxDelay: .seconds(60))
 
-    func run(pass: () throws(CLIFailure) -> Void) -> Never {
+    /// `pass` returns the seconds until a pending deletion falls due, so the loop wakes for it.
+    func run(pass: () throws(CLIFailure) -> Int64?) -> Never {
         var failures = 0
         while true {
             let before = signature()
+            var wakeAt: ContinuousClock.Instant?
             do {
-                try pass()
+                wakeAt = try pass().map { .now + .seconds($0) }
                 failures = 0
             } catch {
                 failures += 1
@@ -25,7 +27,7 @@ struct MirrorWatch {
                 continue
             }
             // The signature is taken before the pass, so a change during it triggers another.
-            while signature() == before { Thread.sleep(forTimeInterval: 0.5) }
+            while signature() == before, wakeAt.map({ ContinuousClock.now < $0 }) ?? true { Thread.sleep(forTimeInterval: 0.5) }
         }
     }
 

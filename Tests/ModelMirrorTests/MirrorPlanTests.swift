@@ -56,3 +56,20 @@ struct MirrorPlanTests {
         #expect(MirrorPlan(objects: [big], remote: [:], multipartThreshold: 1 << 40).steps[0].action == .multipart)
     }
 }
+
+struct DeletionScheduleTests {
+    @Test func dueOnlyAfterMaxAge_SPEC9_1() {
+        var schedule = DeletionSchedule()
+        schedule.pending = ["a": 100, "b": 150]
+        #expect(schedule.due(now: 160, maxAge: 60).isEmpty)
+        #expect(schedule.due(now: 161, maxAge: 60) == ["a"])
+        #expect(schedule.due(now: 300, maxAge: 60) == ["a", "b"])
+        #expect(schedule.secondsUntilNextDue(now: 120, maxAge: 60) == 41)
+        #expect(DeletionSchedule().secondsUntilNextDue(now: 0, maxAge: 60) == nil)
+    }
+
+    @Test func collectedKeys_areTheGarbageCollectedFiles() {
+        #expect(DeletionSchedule.collectedKeys(catalog: MirrorPlanTests.catalog, prefix: "p")
+                == ["p/models/00000000-0000-4000-8000-000000000003.onnx"])
+    }
+}

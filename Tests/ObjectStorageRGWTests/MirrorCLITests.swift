@@ -1,4 +1,5 @@
 import Foundation
+import ModelCatalog
 import ObjectStorage
 import ObjectStorageCurl
 import Testing
@@ -198,6 +199,51 @@ struct MirrorCLITests {
         let head = try client.head("\(prefix)/models/\(id).tflite")
         #expect(head?.sha256 == file.sha256, "the new file is there, and was uploaded before the JSON")
         #expect(latency < .seconds(15), "took \(latency)")
+    }
+
+    /// SPEC §9.1: a garbage-collected file leaves the bucket only after the JSON that stopped
+    /// naming it has been in place for longer than its max-age.
+    @Test func gcDeletion_waitsForTheJSONMaxAge() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let (models, files) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "gc-\(UUID().uuidString)"
+        let maxAge = ["--max-age", "3"]
+        #expect(Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"]).status == 0)
+        let small = try #require(files.first { $0.hasSuffix(".tflite") })
+        let key = "\(prefix)/models/\(small)"
+        #expect(try client.head(key) != nil)
+
+        // Retire the small release and collect its file (grace 0, a day later).
+        let store = CatalogStore(directory: models, publicBaseURL: "http://cdn.example")
+        let id = String(small.prefix(36))
+        _ = try store.retire(id: id)
+        try store.collectGarbage(graceDays: 0, now: Timestamp.now().adding(days: 1))
+
+        let first = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        #expect(first.stdout == #"{"uploaded":1,"skipped":1,"deleted":0,"bytes":\#(Self.size(models + "/latest_model_details.json"))}"# + "\n", "\(first.stderr)")
+        #expect(try client.head(key) != nil, "still there right after the JSON changed")
+        let dryRun = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
+        #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
+
+        // Once the max-age has passed, a pass deletes it (polled with a deadline).
+        var deleted = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !deleted, ContinuousClock.now < deadline {
+            let pass = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+            #expect(pass.status == 0, "\(pass.stderr)")
+            deleted = pass.stdout.contains(#""deleted":1"#)
+            if !deleted { usleep(500_000) }
+        }
+        #expect(deleted)
+        #expect(try client.head(key) == nil)
+        let again = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        #expect(again.stdout == #"{"uploaded":0,"skipped":2,"deleted":0,"bytes":0}"# + "\n")
+    }
+
+    static func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? -1
     }
 
     @Test func usageErrors_exit2() throws {
