@@ -65,11 +65,6 @@ public final class CurlTransfer {
         return code
     }
 
-    /// The last value of header `name` (lowercase) in the final response.
-    public func responseHeader(_ name: String) -> String? {
-        responseHeaders.last { $0.name == name }?.value
-    }
-
     /// Collects the response body in memory up to the limit; returning short aborts the transfer.
     private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard responseBody.count + bytes.count <= responseLimit else { responseOverflowed = true; return 0 }

@@ -129,12 +129,11 @@ struct MirrorCLITests {
         let running = try #require(Spawn.start(Self.modelctl, arguments, environment: environment))
         // Kill once at least two parts are in the bucket (polled, bounded).
         var partsBeforeKill = 0
-        let deadline = ContinuousClock.now + .seconds(60)
-        while partsBeforeKill < 2, ContinuousClock.now < deadline {
+        _ = try Self.poll(seconds: 60, every: 0.01) {
             if let upload = try client.listMultipartUploads(prefix: prefix).first {
                 partsBeforeKill = try client.listParts(upload.key, uploadID: upload.uploadID).count
             }
-            if partsBeforeKill < 2 { usleep(10_000) }
+            return partsBeforeKill >= 2
         }
         kill(running.pid, SIGKILL)
         let killed = running.wait(timeout: 30)
@@ -168,24 +167,19 @@ struct MirrorCLITests {
         let running = try #require(Spawn.start(Self.modelctl, [
             "mirror", "--watch", "--json", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
             "--max-age", "30"], environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+        var stopped = false
         defer {
-            kill(running.pid, SIGTERM)
-            _ = running.wait(timeout: 30)
+            if !stopped {
+                kill(running.pid, SIGKILL)
+                _ = running.wait(timeout: 30)
+            }
         }
         let pointer = "\(prefix)/models/latest_model_details.json"
         func pointerMatchesLocal() throws -> Bool {
             let local = Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.json")))
             return try client.head(pointer) != nil && client.get(pointer) == local
         }
-        func poll(_ seconds: Int, _ condition: () throws -> Bool) throws -> Bool {
-            let deadline = ContinuousClock.now + .seconds(seconds)
-            while ContinuousClock.now < deadline {
-                if try condition() { return true }
-                usleep(100_000)
-            }
-            return false
-        }
-        #expect(try poll(120) { try pointerMatchesLocal() }, "first pass mirrored the pointer")
+        #expect(try Self.poll(seconds: 120) { try pointerMatchesLocal() }, "first pass mirrored the pointer")
 
         let file = try RGWClientTests.scratchFile(size: 10_000, seed: 9, ext: "tflite")
         defer { unlink(file.path) }
@@ -194,11 +188,15 @@ struct MirrorCLITests {
         try #require(published.status == 0, "\(published.stderr)")
         let id = try #require(published.stdout.firstRange(of: #""id":""#).map { published.stdout[$0.upperBound...].prefix(36) })
         let started = ContinuousClock.now
-        #expect(try poll(30) { try pointerMatchesLocal() }, "the new JSON was mirrored")
+        #expect(try Self.poll(seconds: 30) { try pointerMatchesLocal() }, "the new JSON was mirrored")
         let latency = ContinuousClock.now - started
         let head = try client.head("\(prefix)/models/\(id).tflite")
         #expect(head?.sha256 == file.sha256, "the new file is there, and was uploaded before the JSON")
         #expect(latency < .seconds(15), "took \(latency)")
+        // An operator stops the watcher with SIGTERM.
+        kill(running.pid, SIGTERM)
+        stopped = true
+        #expect(running.wait(timeout: 10).status == -SIGTERM)
     }
 
     /// SPEC §9.1: a garbage-collected file leaves the bucket only after the JSON that stopped
@@ -228,18 +226,25 @@ struct MirrorCLITests {
         #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
 
         // Once the max-age has passed, a pass deletes it (polled with a deadline).
-        var deleted = false
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !deleted, ContinuousClock.now < deadline {
+        let deleted = try Self.poll(seconds: 30, every: 0.5) {
             let pass = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
             #expect(pass.status == 0, "\(pass.stderr)")
-            deleted = pass.stdout.contains(#""deleted":1"#)
-            if !deleted { usleep(500_000) }
+            return pass.stdout.contains(#""deleted":1"#)
         }
         #expect(deleted)
         #expect(try client.head(key) == nil)
         let again = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(again.stdout == #"{"uploaded":0,"skipped":2,"deleted":0,"bytes":0}"# + "\n")
+    }
+
+    /// Evaluates `condition` until it holds or `seconds` pass; whether it held.
+    static func poll(seconds: Int, every interval: Double = 0.1, _ condition: () throws -> Bool) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            usleep(UInt32(interval * 1_000_000))
+        }
+        return false
     }
 
     static func size(_ path: String) -> Int {
