@@ -1,3 +1,4 @@
+import CurlTransport
 import ObjectStorage
 
 extension S3Client {
@@ -7,8 +8,9 @@ extension S3Client {
     }
 
     /// Uploads part `number` (its bytes and their SHA-256) and returns the part's ETag.
-    public func uploadPart(_ key: String, uploadID: String, number: Int, body: S3Request.Body, sha256: String) throws(S3Error) -> CompletedPart {
-        let response = try perform(builder.uploadPart(key: key, uploadID: uploadID, partNumber: number, body: body, sha256: sha256))
+    public func uploadPart(_ key: String, uploadID: String, number: Int, body: S3Request.Body, sha256: String,
+                           progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> CompletedPart {
+        let response = try perform(builder.uploadPart(key: key, uploadID: uploadID, partNumber: number, body: body, sha256: sha256), progress: progress)
         guard let etag = response.header("etag"), !etag.isEmpty else {
             throw S3Error.invalidResponse("UploadPart \(key) #\(number): no ETag")
         }

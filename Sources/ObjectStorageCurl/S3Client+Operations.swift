@@ -1,3 +1,4 @@
+import CurlTransport
 import ObjectStorage
 
 /// What HEAD tells about a stored object.
@@ -30,9 +31,9 @@ extension S3Client {
     /// PUT a whole body. With `createOnly`, an existing key is left as it is and the answer is
     /// `.alreadyExists` (412) so the caller can confirm it by HEAD.
     public func put(_ key: String, body: S3Request.Body, sha256: String, attributes: ObjectAttributes,
-                    createOnly: Bool = false) throws(S3Error) -> PutOutcome {
+                    createOnly: Bool = false, progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> PutOutcome {
         let request = builder.putObject(key: key, body: body, sha256: sha256, attributes: attributes, createOnly: createOnly)
-        let response = try perform(request, accepting: createOnly ? [412] : [])
+        let response = try perform(request, accepting: createOnly ? [412] : [], progress: progress)
         return response.status == 412 ? .alreadyExists : .created(etag: response.header("etag"))
     }
 

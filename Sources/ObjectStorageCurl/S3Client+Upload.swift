@@ -1,4 +1,5 @@
 import Crypto
+import CurlTransport
 import Glibc
 import ObjectStorage
 
@@ -8,13 +9,14 @@ extension S3Client {
     /// computed from the file as it is sent, so the store checks every byte). On any failure a
     /// started multipart upload is aborted, so nothing half-written stays behind.
     public func upload(_ key: String, file path: String, size: Int64, sha256: String, attributes: ObjectAttributes,
-                       createOnly: Bool, plan: PartPlan? = nil) throws(S3Error) -> PutOutcome {
+                       createOnly: Bool, plan: PartPlan? = nil, progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> PutOutcome {
         guard let plan else {
-            return try put(key, body: .file(path: path, offset: 0, length: size), sha256: sha256, attributes: attributes, createOnly: createOnly)
+            return try put(key, body: .file(path: path, offset: 0, length: size), sha256: sha256, attributes: attributes,
+                           createOnly: createOnly, progress: progress)
         }
         let uploadID = try createMultipartUpload(key, attributes: attributes)
         do {
-            let parts = try uploadMissingParts(key, uploadID: uploadID, file: path, plan: plan, done: [])
+            let parts = try uploadMissingParts(key, uploadID: uploadID, file: path, plan: plan, done: [], progress: progress)
             return try completeMultipartUpload(key, uploadID: uploadID, parts: parts, createOnly: createOnly)
         } catch {
             try? abortMultipartUpload(key, uploadID: uploadID)
@@ -25,8 +27,9 @@ extension S3Client {
     /// Uploads every part of `plan` not in `done` (as ListParts reported it; a listed part of
     /// the wrong size is sent again) and returns all parts for Complete, in order.
     public func uploadMissingParts(_ key: String, uploadID: String, file path: String, plan: PartPlan,
-                                   done: [PartListPage.Part]) throws(S3Error) -> [CompletedPart] {
+                                   done: [PartListPage.Part], progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> [CompletedPart] {
         var parts: [CompletedPart] = []
+        defer { progress?.finish() }
         for number in 1...plan.partCount {
             let range = plan.range(ofPart: number)
             if let part = done.first(where: { $0.partNumber == number && $0.size == range.length }) {
@@ -34,8 +37,9 @@ extension S3Client {
                 continue
             }
             let partSHA = try Self.sha256(of: path, offset: range.offset, length: range.length)
+            let partProgress = progress.map { PartProgress(whole: $0, offset: range.offset) }
             parts.append(try uploadPart(key, uploadID: uploadID, number: number,
-                                        body: .file(path: path, offset: range.offset, length: range.length), sha256: partSHA))
+                                        body: .file(path: path, offset: range.offset, length: range.length), sha256: partSHA, progress: partProgress))
         }
         return parts
     }
@@ -55,4 +59,19 @@ extension S3Client {
         }
         return S3RequestBuilder.hex(hasher.finalize())
     }
+}
+
+/// One part's progress reported as progress through the whole object; the object's observer
+/// finishes once, after the last part.
+private final class PartProgress: CurlProgressObserver {
+    let whole: any CurlProgressObserver
+    let offset: Int64
+
+    init(whole: any CurlProgressObserver, offset: Int64) {
+        self.whole = whole
+        self.offset = offset
+    }
+
+    func update(sent: Int64) { whole.update(sent: offset + sent) }
+    func finish() {}
 }

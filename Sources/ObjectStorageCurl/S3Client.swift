@@ -22,8 +22,9 @@ public struct S3Client: Sendable {
 
     /// Performs `request`, retrying transient failures; returns any non-error response
     /// (2xx, 304, 404 and 412 are answers the callers interpret) and throws the rest.
-    public func perform(_ request: S3Request, accepting accepted: Set<Int> = []) throws(S3Error) -> S3Response {
-        try withRetries(request) { () throws(S3Error) in try performOnce(request, accepting: accepted) }
+    /// `progress` hears the body bytes sent (upload requests).
+    public func perform(_ request: S3Request, accepting accepted: Set<Int> = [], progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> S3Response {
+        try withRetries(request) { () throws(S3Error) in try performOnce(request, accepting: accepted, progress: progress) }
     }
 
     /// Runs `attempt` until it succeeds, fails for good, or `retry.maxAttempts` are spent.
@@ -42,14 +43,14 @@ public struct S3Client: Sendable {
         }
     }
 
-    func performOnce(_ request: S3Request, accepting accepted: Set<Int>) throws(S3Error) -> S3Response {
+    func performOnce(_ request: S3Request, accepting accepted: Set<Int>, progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> S3Response {
         signal(SIGPIPE, SIG_IGN)  // a store closing mid-upload must be an error, not a dead process
         var upload: (any CurlUploadSource)?
         if case .file(let path, let offset, let length) = request.body {
             upload = try FileRangeSource(path: path, offset: offset, length: length)
         }
         let transfer: CurlTransfer
-        do { transfer = try CurlTransfer(responseLimit: responseLimit, upload: upload, progress: nil, collectsHeaders: true) } catch {
+        do { transfer = try CurlTransfer(responseLimit: responseLimit, upload: upload, progress: progress, collectsHeaders: true) } catch {
             throw S3Error.transport(error.description)
         }
         configure(transfer.easy, for: request)

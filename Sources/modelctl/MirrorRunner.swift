@@ -100,9 +100,11 @@ struct MirrorRunner {
             let object = step.object
             guard step.action != .skip else { summary.skipped += 1; continue }
             let attributes = ObjectAttributes(contentType: object.contentType, cacheControl: object.cacheControl, sha256: object.sha256)
-            let outcome = try step.action == .multipart ? uploadMultipart(object, attributes) : storage { () throws(S3Error) in
+            // A progress line per object, on a terminal only (ProgressBar.forTerminal).
+            let progress = ProgressBar.forTerminal(total: object.size)
+            let outcome = try step.action == .multipart ? uploadMultipart(object, attributes, progress) : storage { () throws(S3Error) in
                 try client.upload(object.key, file: object.localPath, size: object.size, sha256: object.sha256, attributes: attributes,
-                                  createOnly: object.isImmutable)
+                                  createOnly: object.isImmutable, progress: progress)
             }
             if outcome == .alreadyExists {
                 // Another writer created it between our HEAD and PUT: fine only if it is the same bytes.
@@ -123,7 +125,7 @@ struct MirrorRunner {
     /// A multipart upload that survives being killed: the upload id is journaled before any part
     /// goes out; a later run lists the parts already in the bucket and sends only the others.
     /// An upload journaled for other bytes or another part size is aborted and started over.
-    private func uploadMultipart(_ object: MirrorObject, _ attributes: ObjectAttributes) throws(CLIFailure) -> PutOutcome {
+    private func uploadMultipart(_ object: MirrorObject, _ attributes: ObjectAttributes, _ progress: ProgressBar?) throws(CLIFailure) -> PutOutcome {
         let plan = try storage { () throws(S3Error) in try PartPlan(objectSize: object.size, partSize: partSize) }
         let journal = MirrorJournal(modelsDir: modelsDir)
         var resumed: (uploadID: String, done: [PartListPage.Part])?
@@ -150,7 +152,7 @@ struct MirrorRunner {
             try journal.record(.init(key: object.key, upload_id: uploadID, size: object.size, sha256: object.sha256, part_size: plan.partSize))
         }
         let parts = try storage { () throws(S3Error) in
-            try client.uploadMissingParts(object.key, uploadID: uploadID, file: object.localPath, plan: plan, done: resumed?.done ?? [])
+            try client.uploadMissingParts(object.key, uploadID: uploadID, file: object.localPath, plan: plan, done: resumed?.done ?? [], progress: progress)
         }
         do {
             let outcome = try client.completeMultipartUpload(object.key, uploadID: uploadID, parts: parts, createOnly: object.isImmutable)
