@@ -27,8 +27,12 @@ let package = Package(
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
+        // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
+        // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
+        .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims",
+            "CLinuxShims", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -36,6 +40,9 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EgressCost"),
+        // Guarded rollouts (SPEC §11), the pure part: the guard plan, per-client running sums,
+        // the sequential bound, SRM and decisions. No I/O; time is passed in.
+        .target(name: "Guardrails"),
 
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
@@ -50,13 +57,14 @@ let package = Package(
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CLinuxShims",
+            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
+        // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "EventStore", "EgressCost", "CCurl", "CurlTransport", "CLinuxShims",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "ModeldCore", "CCurl", "CurlTransport", "CLinuxShims",
             "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -64,15 +72,18 @@ let package = Package(
 
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "ModeldSigning"]),
+        .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog"]),
+        // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
+        .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning"]),
     ]
 )
