@@ -22,6 +22,7 @@ struct Modelctl: ParsableCommand {
             SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
+            MirrorCommand.self,
         ]
     )
 }
