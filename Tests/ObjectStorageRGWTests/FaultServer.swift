@@ -34,16 +34,20 @@ final class FaultServer: @unchecked Sendable {
         serving.start()
     }
 
-    /// Stops accepting: shutting the listener down wakes the blocked accept.
+    /// Stops accepting: shutting the listener down wakes the blocked accept. The serving thread
+    /// closes the descriptor itself, so its number cannot be reused (by the next test's listener)
+    /// while that thread may still call accept on it.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func serve() {
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
+            guard connection >= 0 else {
+                close(listener)
+                return
+            }
             let head = readRequest(connection)
             let reply: Reply? = lock.withLock {
                 heads.append(head)
