@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims",
+            "CLinuxShims", "Guardrails",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -49,14 +49,14 @@ let package = Package(
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "EventStore", "EgressCost", "ModeldCore", "CCurl", "CLinuxShims",
+            "ModelCatalog", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CCurl", "CLinuxShims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.

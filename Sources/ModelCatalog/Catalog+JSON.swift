@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Guardrails
 
 // catalog.json: {"format":1,"catalog_version":V,"public_base_url":U,"next_seq":N,"releases":[<admin form without url>, …]}
 extension Catalog {
@@ -49,7 +50,7 @@ extension Catalog {
                     sdkMin: e.sdk_min, sdkMax: e.sdk_max, channel: e.channel, rolloutPercent: e.rollout_percent,
                     state: state, label: e.label ?? "", publishedAt: publishedAt,
                     retiredAt: try time(e.retired_at, "retired_at"), fileDeletedAt: try time(e.file_deleted_at, "file_deleted_at"),
-                    contentType: e.content_type)
+                    contentType: e.content_type, guardPlan: try e.guard.map(Self.storedGuard))
                 if let f = e.file, f != r.file { throw .invalid("file", "\(f) is not <id>.<ext> (\(r.file))") }
                 releases.append(r)
             } catch {
@@ -59,6 +60,17 @@ extension Catalog {
         // Absent in catalogs written before SPEC §12: 0 until the first change writes 1.
         try self.init(releases: releases, nextSeq: file.next_seq, catalogVersion: file.catalog_version ?? 0,
                       publicBaseURL: file.public_base_url)
+    }
+}
+
+extension Catalog {
+    /// A stored guard, runtime fields included, in the catalog's own time format.
+    fileprivate static func storedGuard(_ document: GuardPlan.Document) throws(CatalogError) -> GuardPlan {
+        do {
+            return try GuardPlan(stored: document, parseTime: { Timestamp(rfc3339: $0)?.millisecondsSinceEpoch })
+        } catch {
+            throw .invalid(error.field, error.message)
+        }
     }
 }
 
@@ -87,6 +99,8 @@ private struct ReleaseDTO: Decodable {
     var retired_at: String?
     var file_deleted_at: String?
     var content_type: String?
+    /// Absent in catalogs written before SPEC §11 and on unguarded releases.
+    var `guard`: GuardPlan.Document?
 }
 
 // models/latest_model_details.json (SPEC §2)

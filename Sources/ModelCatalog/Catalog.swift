@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Guardrails
 
 /// Every release ever published plus the sequence high-water mark (SPEC §2, §3). A value:
 /// readers share one immutable snapshot; `CatalogStore.mutate` produces the next one.
@@ -102,6 +103,7 @@ public struct Catalog: Equatable, Sendable {
         guard self.release(id: release.id) == nil else {
             throw CatalogError(.idInUse, parameter: "id", "release id \(release.id) is already in the catalog")
         }
+        try checkGuardOverlap(release)
         byID[release.id.lowercased()] = releases.count
         byFile[release.file] = releases.count
         releases.append(release)
@@ -114,11 +116,41 @@ public struct Catalog: Equatable, Sendable {
         throw CatalogError(.notFound, parameter: "id", "no release with id \(id)")
     }
 
-    /// Applies a patch; a retired release cannot change (409 `retired`).
+    /// A release whose running guard covers clients of `channel` in `[sdkMin, sdkMax)` (SPEC
+    /// §11.1), other than `excluding`.
+    public func runningGuard(channel: String, sdkMin: SDKVersion, sdkMax: SDKVersion?, excluding id: String? = nil) -> Release? {
+        releases.first { r in
+            r.id.lowercased() != id?.lowercased() && r.hasRunningGuard && r.channel == channel
+                && (sdkMax.map { r.sdkMinVersion < $0 } ?? true) && (r.sdkMaxVersion.map { sdkMin < $0 } ?? true)
+        }
+    }
+
+    /// 409 `experiment_running` when `release` has a running guard and another one overlaps it:
+    /// two challengers ramped over the same clients would each count the other as control.
+    func checkGuardOverlap(_ release: Release) throws(CatalogError) {
+        guard release.hasRunningGuard,
+              let other = runningGuard(channel: release.channel, sdkMin: release.sdkMinVersion, sdkMax: release.sdkMaxVersion, excluding: release.id)
+        else { return }
+        throw .experimentRunning(other)
+    }
+
+    /// Applies a patch; a retired release cannot change (409 `retired`). A manual rollout or
+    /// state change stops a running guard (SPEC §11.4: the operator always wins); a new guard
+    /// starts at its first stage, like a guarded publish.
     public mutating func apply(_ patch: ReleasePatch, to id: String, now: Timestamp) throws(CatalogError) -> Release {
         let i = try index(of: id)
         var r = releases[i]
         guard r.state != .retired else { throw CatalogError(.retired, parameter: "state", "release \(r.id) is retired and cannot change") }
+        if (patch.rolloutPercent != nil || patch.state != nil), r.hasRunningGuard {
+            r.guardPlan?.runtime.status = .stopped
+        }
+        if let plan = patch.guardPlan {
+            guard r.rolloutPercent < 100 else {
+                throw .invalid("guard", "release \(r.id) already reached 100 %; publish the challenger as a new release")
+            }
+            r.rolloutPercent = plan.stages[0]
+            r.guardPlan = plan.started(at: now)
+        }
         if let p = patch.rolloutPercent {
             try Release.validateRollout(p)
             r.rolloutPercent = p
@@ -132,6 +164,7 @@ public struct Catalog: Equatable, Sendable {
             r.state = s
             if s == .retired { r.retiredAt = now }
         }
+        try checkGuardOverlap(r)   // a new guard, or a running one whose sdk_max moved
         releases[i] = r
         return r
     }
@@ -152,15 +185,18 @@ public struct ReleasePatch: Equatable, Sendable {
     public var state: Release.State?
     public var sdkMax: String??
     public var label: String?
+    /// A guard to start (SPEC §11.1); it owns the rollout, so it comes without rollout_percent/state.
+    public var guardPlan: GuardPlan?
 
-    public init(rolloutPercent: Int? = nil, state: Release.State? = nil, sdkMax: String?? = nil, label: String? = nil) {
+    public init(rolloutPercent: Int? = nil, state: Release.State? = nil, sdkMax: String?? = nil, label: String? = nil, guardPlan: GuardPlan? = nil) {
         self.rolloutPercent = rolloutPercent
         self.state = state
         self.sdkMax = sdkMax
         self.label = label
+        self.guardPlan = guardPlan
     }
 
-    public var isEmpty: Bool { rolloutPercent == nil && state == nil && sdkMax == nil && label == nil }
+    public var isEmpty: Bool { rolloutPercent == nil && state == nil && sdkMax == nil && label == nil && guardPlan == nil }
 
     /// Parses a PATCH body: a JSON object with any of `rollout_percent`, `state`, `sdk_max`
     /// (string or null), `label`. Unknown keys and wrong types are `invalid_parameter`.
@@ -171,10 +207,13 @@ public struct ReleasePatch: Equatable, Sendable {
         } catch let e as CatalogError {
             throw e
         } catch {
-            throw .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max or label")
+            throw .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max, label or guard")
         }
-        self.init(rolloutPercent: dto.rolloutPercent, state: dto.state, sdkMax: dto.sdkMax, label: dto.label)
-        if isEmpty { throw .invalid("body", "nothing to change: give rollout_percent, state, sdk_max or label") }
+        self.init(rolloutPercent: dto.rolloutPercent, state: dto.state, sdkMax: dto.sdkMax, label: dto.label, guardPlan: dto.guardPlan)
+        if isEmpty { throw .invalid("body", "nothing to change: give rollout_percent, state, sdk_max, label or guard") }
+        if guardPlan != nil, rolloutPercent != nil || state != nil {
+            throw .invalid("guard", "cannot be combined with rollout_percent or state: the guard sets the rollout itself")
+        }
     }
 }
 
@@ -183,6 +222,7 @@ private struct PatchDTO: Decodable {
     var state: Release.State?
     var sdkMax: String??
     var label: String?
+    var guardPlan: GuardPlan?
 
     struct Key: CodingKey {
         var stringValue: String
@@ -213,9 +253,46 @@ private struct PatchDTO: Decodable {
             case "label":
                 guard let v = try? c.decode(String.self, forKey: key) else { throw CatalogError.invalid("label", "must be a string") }
                 label = v
+            case "guard":
+                let document: GuardPlan.Document
+                do {
+                    document = try c.decode(GuardPlan.Document.self, forKey: key)
+                } catch let e as GuardPlanError {
+                    throw CatalogError.invalid(e.field, e.message)
+                } catch {
+                    throw CatalogError.invalid("guard", "must be a JSON object")
+                }
+                guardPlan = try GuardPlan.operatorInput(document)
             default:
-                throw CatalogError.invalid(key.stringValue, "unknown field; allowed: rollout_percent, state, sdk_max, label")
+                throw CatalogError.invalid(key.stringValue, "unknown field; allowed: rollout_percent, state, sdk_max, label, guard")
             }
         }
+    }
+}
+
+extension CatalogError {
+    /// 409 `experiment_running`: `other`'s guard already judges these clients.
+    public static func experimentRunning(_ other: Release) -> CatalogError {
+        CatalogError(.experimentRunning, parameter: "guard",
+                     "release \(other.id) has a running guard on channel \(other.channel) for overlapping SDK versions")
+    }
+}
+
+extension GuardPlan {
+    /// An operator's guard (publish parameter or PATCH body), its errors as `invalid_parameter`
+    /// naming the field (`guard.stages[2]`).
+    static func operatorInput(_ document: Document) throws(CatalogError) -> GuardPlan {
+        do { return try GuardPlan(operatorInput: document) } catch { throw .invalid(error.field, error.message) }
+    }
+
+    /// The plan as it begins: collecting, at its first stage since `now`.
+    func started(at now: Timestamp) -> GuardPlan {
+        var plan = self
+        plan.runtime = Runtime(status: .collecting, startedAt: now.millisecondsSinceEpoch, stageStartedAt: now.millisecondsSinceEpoch)
+        return plan
+    }
+
+    public static func operatorInput(json text: String) throws(CatalogError) -> GuardPlan {
+        do { return try GuardPlan(json: Array(text.utf8)) } catch { throw .invalid(error.field, error.message) }
     }
 }

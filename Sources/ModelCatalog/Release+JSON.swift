@@ -1,3 +1,5 @@
+import Guardrails
+
 extension Release {
     /// `public_base_url` + `/models/` + file; a trailing `/` on the base is not doubled.
     public func url(publicBaseURL: String) -> String {
@@ -56,6 +58,10 @@ extension Release {
         if let retiredAt { w.field("retired_at", retiredAt.rfc3339) }
         if let fileDeletedAt { w.field("file_deleted_at", fileDeletedAt.rfc3339) }
         w.field("content_type", contentType)
+        if let guardPlan {
+            w.key("guard")
+            w.raw(guardPlan.json(formatTime: { Timestamp(millisecondsSinceEpoch: $0).rfc3339 }))
+        }
         if let catalogVersion { w.field("catalog_version", catalogVersion) }
         w.endObject()
     }

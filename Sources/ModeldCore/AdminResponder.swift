@@ -87,6 +87,9 @@ struct AdminResponder: Sendable {
         if let id = request.id, served.release(id: id) != nil {
             return .respond(Response.error(409, "id_in_use", "release id \(id) is already in the catalog").labelled(Self.label))
         }
+        if let other = request.conflictingGuard(in: served) {
+            return .respond(Self.errorResponse(.experimentRunning(other)))
+        }
         do throws(CatalogError) { try store.checkBaseURL(served) } catch { return .respond(Self.errorResponse(error)) }
         if case .length(let n) = head.body, n > maxUploadBytes {
             return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))").labelled(Self.label))

@@ -1,3 +1,4 @@
+import Guardrails
 import ModelCatalog
 
 /// `publish --models-dir DIR` (SPEC §7.1, §9): the server's own publish path, without a server.
@@ -22,7 +23,9 @@ struct OfflinePublisher: Publisher {
                 throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
             }
             try store.checkBaseURL(catalog)
-            return try store.publishFile(path: request.file, request.catalogRequest(), instance: instance).adminJSON()
+            let catalogRequest = try request.catalogRequest()
+            if let other = catalogRequest.conflictingGuard(in: catalog) { throw CatalogError.experimentRunning(other) }
+            return try store.publishFile(path: request.file, catalogRequest, instance: instance).adminJSON()
         } catch {
             throw CLIFailure(error)
         }
@@ -34,7 +37,8 @@ extension PublishRequest {
     func catalogRequest() throws(CatalogError) -> ModelCatalog.PublishRequest {
         try ModelCatalog.PublishRequest(
             sdkMin: sdkMin, sdkMax: sdkMax, channel: channel, rolloutPercent: rolloutPercent,
-            label: label, ext: ext, contentType: contentType, id: id)
+            label: label, ext: ext, contentType: contentType, id: id,
+            guardPlan: try guardJSON.map { (text) throws(CatalogError) in try GuardPlan.operatorInput(json: text) })
     }
 }
 
