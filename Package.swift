@@ -27,8 +27,12 @@ let package = Package(
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
+        // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
+        // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
+        .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims", "Guardrails",
+            "CLinuxShims", "Guardrails", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -42,27 +46,28 @@ let package = Package(
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CLinuxShims",
+            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CCurl", "CLinuxShims",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CCurl", "CLinuxShims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
+        .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning"]),
     ]
 )

@@ -1,5 +1,5 @@
-/// Reads every instance's segments in a time range, dropping repeated batches: the read-side
-/// dedup guarantee across replicas (SPEC §5).
+/// Reads the committed lines (`SegmentReader`) of every instance's segments in a time range,
+/// dropping repeated batches: the read-side dedup guarantee across replicas (SPEC §5).
 ///
 /// The rule: a batch's events are written together, so in one segment an *occurrence* of a
 /// batch is a run of consecutive lines with the same `(client_id, batch_id)` that starts at a
@@ -11,7 +11,8 @@ public struct EventExport {
     public struct Summary: Equatable, Sendable {
         public var exported = 0
         public var duplicateEvents = 0
-        /// Complete lines that are not a stored event object (never written by the store).
+        /// Committed lines that are not a stored event object, and lines of groups whose
+        /// commit record does not match them (neither is ever written by the store).
         public var unreadableLines = 0
         public var segments = 0
     }
@@ -35,7 +36,7 @@ public struct EventExport {
         return true
     }
 
-    /// Calls `body` for each exported event, streaming (one segment line in memory at a time,
+    /// Calls `body` for each exported event, streaming (one commit group in memory at a time,
     /// plus the set of 128-bit keys seen).
     public func forEach(_ body: (StoredEvent) throws -> Void) throws -> Summary {
         var summary = Summary()
@@ -46,10 +47,10 @@ public struct EventExport {
                 summary.segments += 1
                 var previous: DedupKey?
                 var skipping = false
-                try SegmentReader(path: "\(dir)/\(name)").forEachLine { line in
+                let progress = try SegmentReader(path: "\(dir)/\(name)").forEachCommittedLine { line in
                     guard let event = StoredEvent(line: line), let key = event.dedupKey else {
                         summary.unreadableLines += 1
-                        return true
+                        return
                     }
                     if key != previous || event.seq == 0 {
                         skipping = !seen.insert(key).inserted
@@ -61,8 +62,8 @@ public struct EventExport {
                         summary.exported += 1
                         try body(event)
                     }
-                    return true
                 }
+                summary.unreadableLines += progress.skippedLines
             }
         }
         return summary

@@ -26,7 +26,7 @@ public final class EventStore: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let lockFD: Int32
     private let config: EventStoreConfig
-    /// Paths whose torn final line was cut at open (for the start-up log).
+    /// Own segments cut back to their last commit record at open (for the start-up log).
     public let repairedSegments: [String]
 
     /// Takes the instance lock, repairs and indexes this instance's segments, rebuilds dedup,
@@ -215,16 +215,16 @@ private final class WriterState: @unchecked Sendable {
         for (p, r) in immediate { p.completion(r) }
         guard !writing.isEmpty else { return }
 
+        let accepted = writing.reduce(0) { $0 + $1.batch.eventCount }
         let seconds: Double
         do throws(IOFailure) {
-            seconds = try writer.append(bytes, keys: keys, now: now)
+            seconds = try writer.append(&bytes, lineCount: accepted, keys: keys, now: now)
         } catch {
             store.record { $0.failedCommits += 1 }
             for p in writing + followers { p.completion(.unavailable(error.description)) }
             return
         }
         for key in keys { dedup.insert(key, at: now) }
-        let accepted = writing.reduce(0) { $0 + $1.batch.eventCount }
         let followerEvents = followers.reduce(0) { $0 + $1.batch.eventCount }
         store.record {
             $0.commits += 1

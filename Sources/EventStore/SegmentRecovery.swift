@@ -38,24 +38,23 @@ enum SegmentRecovery {
         return Result(dedup: dedup, nextNumber: next, repairedSegments: repaired)
     }
 
-    /// Truncates a torn final line, then writes the index from a line-by-line scan.
-    /// Returns whether the file had to be truncated.
+    /// Cuts the segment back to its last commit record (a torn line, and whole lines of a group
+    /// whose write a crash interrupted: never acknowledged), then writes the index from the
+    /// committed lines. Returns whether the file had to be cut.
     private static func seal(path: String, directory: String) throws(IOFailure) -> Bool {
         var keys: [DedupKey] = []
         var seen = Set<DedupKey>()
         var minMillis = Int64.max, maxMillis = Int64.min
-        let complete: Int
+        let committed: Int
         do {
-            complete = try SegmentReader(path: path).forEachLine { line in
-                if let event = StoredEvent(line: line), let key = event.dedupKey {
-                    if seen.insert(key).inserted { keys.append(key) }
-                    if let t = event.receivedAt.flatMap(Timestamp.parseMillis) {
-                        minMillis = min(minMillis, t)
-                        maxMillis = max(maxMillis, t)
-                    }
+            committed = try SegmentReader(path: path).forEachCommittedLine { line in
+                guard let event = StoredEvent(line: line), let key = event.dedupKey else { return }
+                if seen.insert(key).inserted { keys.append(key) }
+                if let t = event.receivedAt.flatMap(Timestamp.parseMillis) {
+                    minMillis = min(minMillis, t)
+                    maxMillis = max(maxMillis, t)
                 }
-                return true
-            }
+            }.offset
         } catch let failure as IOFailure {
             throw failure
         } catch {
@@ -63,18 +62,18 @@ enum SegmentRecovery {
         }
         var st = stat()
         guard stat(path, &st) == 0 else { throw IOFailure(path: path, operation: "stat", code: errno) }
-        let torn = Int(st.st_size) > complete
-        if torn {
+        let cut = Int(st.st_size) > committed
+        if cut {
             let fd = open(path, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { throw IOFailure(path: path, operation: "open", code: errno) }
             defer { close(fd) }
-            guard ftruncate(fd, off_t(complete)) == 0, fsync(fd) == 0 else {
+            guard ftruncate(fd, off_t(committed)) == 0, fsync(fd) == 0 else {
                 throw IOFailure(path: path, operation: "truncate", code: errno)
             }
         }
         if keys.isEmpty { minMillis = 0; maxMillis = 0 }
         let index = SegmentIndexFile(keys: keys, minMillis: minMillis, maxMillis: maxMillis)
         try POSIX.writeAtomically(index.encoded(), to: path + ".idx", directory: directory)
-        return torn
+        return cut
     }
 }

@@ -2,10 +2,12 @@
 import Glibc
 #endif
 
-/// The open segment and its rotation, confined to the writer thread. Appends are all-or-nothing:
-/// after a failed write or fdatasync the file is cut back to its last committed offset and
-/// abandoned (the page cache may hold data the disk never got: a later fsync success would lie),
-/// and the next append opens a new segment.
+/// The open segment and its rotation, confined to the writer thread. Each append is one group
+/// commit: its lines and a commit record in one write, then one fdatasync; a SIGKILL inside the
+/// write leaves lines no record covers, which readers skip and start-up repair cuts. Appends are
+/// all-or-nothing: after a failed write or fdatasync the file is cut back to its last committed
+/// offset and abandoned (the page cache may hold data the disk never got: a later fsync success
+/// would lie), and the next append opens a new segment.
 final class SegmentWriter {
     private struct Open {
         let fd: Int32
@@ -30,10 +32,12 @@ final class SegmentWriter {
         self.nextNumber = nextNumber
     }
 
-    /// Appends `bytes` (whole lines of the batches `keys`) durably; returns the fdatasync duration.
-    func append(_ bytes: [UInt8], keys: [DedupKey], now: Int64) throws(IOFailure) -> Double {
+    /// Appends `bytes` (the `lineCount` whole lines of the batches `keys`) and their commit
+    /// record durably; returns the fdatasync duration. `bytes` gets the record appended.
+    func append(_ bytes: inout [UInt8], lineCount: Int, keys: [DedupKey], now: Int64) throws(IOFailure) -> Double {
+        CommitRecord(lines: lineCount, bytes: bytes.count).append(to: &bytes)
         let day = Timestamp.day(ms: now)
-        if let open = current, open.committed > 0, open.day != day || open.committed + bytes.count > maxBytes {
+        if let open = current, !open.keys.isEmpty, open.day != day || open.committed + bytes.count > maxBytes {
             seal()
         }
         if current == nil { current = try openSegment(day: day) }
@@ -60,15 +64,20 @@ final class SegmentWriter {
         guard let open = current else { return }
         current = nil
         close(open.fd)
-        guard open.committed > 0 else { unlink(open.path); return }
+        guard !open.keys.isEmpty else { unlink(open.path); return }
         let index = SegmentIndexFile(keys: open.keys, minMillis: open.minMillis, maxMillis: open.maxMillis)
         try? POSIX.writeAtomically(index.encoded(), to: open.path + ".idx", directory: layout.dayDirectory(open.day))
     }
 
     private func abandon() {
         guard let open = current else { return }
-        // Best effort: if even this fails, start-up repair only trusts whole lines, and a torn tail is cut there.
-        _ = ftruncate(open.fd, off_t(open.committed))
+        // If even this fails, leave the segment without its index: start-up repair then cuts it
+        // back to its last commit record.
+        guard ftruncate(open.fd, off_t(open.committed)) == 0 else {
+            current = nil
+            close(open.fd)
+            return
+        }
         seal()
     }
 
@@ -83,14 +92,19 @@ final class SegmentWriter {
                 if errno == EEXIST { continue }
                 throw IOFailure(path: path, operation: "create", code: errno)
             }
-            do {
+            do throws(IOFailure) {
                 try POSIX.fsyncDirectory(dir)
+                // Durable with the first group's fdatasync; until then the segment has no commit.
+                if let e = CommitRecord.openingBytes.withUnsafeBytes({ POSIX.writeAll(fd, $0, io: io) }) {
+                    throw IOFailure(path: path, operation: "write", code: e)
+                }
             } catch {
                 close(fd)
                 unlink(path)
                 throw error
             }
-            return Open(fd: fd, path: path, day: day, committed: 0, keys: [], minMillis: .max, maxMillis: .min)
+            return Open(fd: fd, path: path, day: day, committed: CommitRecord.openingBytes.count, keys: [],
+                        minMillis: .max, maxMillis: .min)
         }
     }
 }

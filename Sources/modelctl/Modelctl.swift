@@ -17,6 +17,8 @@ struct Modelctl: ParsableCommand {
             HealthCommand.self,
             VerifyCommand.self,
             CatalogCommand.self,
+            KeysCommand.self,
+            SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
         ]

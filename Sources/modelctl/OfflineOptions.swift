@@ -37,7 +37,8 @@ struct OfflineOptions: ParsableArguments {
     /// The offline publisher when `--models-dir` is given, else nil (publish through the server).
     func publisher() throws(CLIFailure) -> OfflinePublisher? {
         guard let modelsDir else { return nil }
-        return OfflinePublisher(store: try store(modelsDir), instance: instance ?? "modelctl-\(getpid())")
+        return OfflinePublisher(store: try store(modelsDir), instance: instance ?? "modelctl-\(getpid())",
+                                signing: try SigningConfig.signer(keyFiles: []))
     }
 
     /// The store with this publisher's base: `--public-base-url`, else the shipped config's

@@ -1,5 +1,7 @@
+import Foundation
 import Guardrails
 import ModelCatalog
+import ModeldSigning
 
 /// `publish --models-dir DIR` (SPEC §7.1, §9): the server's own publish path, without a server.
 /// `CatalogStore.publishFile` streams the file through UploadWriter into
@@ -10,6 +12,9 @@ struct OfflinePublisher: Publisher {
     let store: CatalogStore
     /// Names the temp upload; a server's start-up cleanup removes only its own instance's temps.
     let instance: String
+    /// The keys of `signing` in ./config/modeld.json, if any: then the signed snapshot and
+    /// pointer follow the publish at once (SPEC §12: modelctl writes them when it has keys).
+    var signing: (signer: Signer, graceDays: Int)?
 
     func publish(_ request: PublishRequest) throws(CLIFailure) -> [UInt8] {
         // Opened first only for the online command's exact "cannot read FILE" / "not a regular
@@ -25,9 +30,25 @@ struct OfflinePublisher: Publisher {
             try store.checkBaseURL(catalog)
             let catalogRequest = try request.catalogRequest()
             if let other = catalogRequest.conflictingGuard(in: catalog) { throw CatalogError.experimentRunning(other) }
-            return try store.publishFile(path: request.file, catalogRequest, instance: instance).adminJSON()
+            let release = try store.publishFile(path: request.file, catalogRequest, instance: instance)
+            signDetails()
+            return release.adminJSON()
         } catch {
             throw CLIFailure(error)
+        }
+    }
+}
+
+extension OfflinePublisher {
+    /// The release is in; a signing failure is reported but does not undo it (a running
+    /// server or `modelctl sign refresh` re-signs).
+    private func signDetails() {
+        guard let signing else { return }
+        do throws(CatalogError) {
+            try SignedDetails(store: store, signer: signing.signer, graceDays: signing.graceDays)
+                .refresh(now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            printError("modelctl: warning: published, but \(SignedPointer.fileName) was not written: \(error.message)")
         }
     }
 }

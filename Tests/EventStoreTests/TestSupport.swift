@@ -29,12 +29,12 @@ func parseBatch(_ body: [UInt8], query: String? = nil, max: Int = 1000) throws(E
     try BatchParser.parse(body, queryClientID: query, maxEventsPerBatch: max)
 }
 
-/// Every complete line of every `.jsonl` under `root`.
+/// Every committed line of every `.jsonl` under `root`.
 func allLines(_ root: String) throws -> [String] {
     var lines: [String] = []
     for day in SegmentLayout.days(in: root) {
         for name in (POSIX.listDirectory("\(root)/\(day)") ?? []).filter({ $0.hasSuffix(".jsonl") }).sorted() {
-            try SegmentReader(path: "\(root)/\(day)/\(name)").forEachLine { lines.append(String(decoding: $0, as: UTF8.self)); return true }
+            _ = try SegmentReader(path: "\(root)/\(day)/\(name)").forEachCommittedLine { lines.append(String(decoding: $0, as: UTF8.self)) }
         }
     }
     return lines

@@ -118,7 +118,13 @@ enum EventsFixture {
         #"{"name":"\#(name)","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(outcome)","value":1.0,"props":{"battery":0.8,"charging":true}\#(extra)}"#
     }
 
-    /// Every stored line of every segment under `data/events`, in file order.
+    /// Whether a segment line is a commit record `{"commit":{"lines":K,"bytes":B}}` (not an event).
+    static func isCommitRecord(_ line: Substring) -> Bool {
+        line.hasPrefix(#"{"commit":{"lines":"#) && !line.contains(#""batch_id""#)
+    }
+
+    /// Every stored event line of every segment under `data/events`, in file order (commit
+    /// records left out).
     static func storedLines(_ dataDir: URL) -> [String] {
         let root = dataDir.appendingPathComponent("events")
         let fm = FileManager.default
@@ -127,7 +133,7 @@ enum EventsFixture {
             let dir = root.appendingPathComponent(day)
             for name in ((try? fm.contentsOfDirectory(atPath: dir.path)) ?? []).sorted() where name.hasSuffix(".jsonl") {
                 let text = (try? String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)) ?? ""
-                lines += text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+                lines += text.split(separator: "\n", omittingEmptySubsequences: true).filter { !isCommitRecord($0) }.map(String.init)
             }
         }
         return lines
