@@ -46,7 +46,7 @@ let package = Package(
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "CLinuxShims",
+            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

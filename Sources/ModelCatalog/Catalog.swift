@@ -169,6 +169,21 @@ public struct Catalog: Equatable, Sendable {
         return r
     }
 
+    /// The guard evaluator's change (SPEC §11.4): new runtime fields, the next stage's rollout
+    /// and a pause, on a release whose guard still runs at `stage`. Anything else (a manual
+    /// change raced the evaluation) leaves the catalog alone and answers nil: the operator wins.
+    public mutating func applyGuardDecision(
+        id: String, stage: Int, runtime: GuardPlan.Runtime, rolloutPercent: Int?, pause: Bool
+    ) -> Release? {
+        guard let i = try? index(of: id), releases[i].hasRunningGuard, releases[i].rolloutPercent == stage else { return nil }
+        var r = releases[i]
+        r.guardPlan?.runtime = runtime
+        if let rolloutPercent { r.rolloutPercent = rolloutPercent }
+        if pause { r.state = .paused }
+        releases[i] = r
+        return r
+    }
+
     public mutating func retire(id: String, now: Timestamp) throws(CatalogError) -> Release {
         try apply(ReleasePatch(state: .retired), to: id, now: now)
     }

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// The guard evaluator through the real binaries (SPEC §11.4, issue #11 item 6): simulated
+/// clients post outcome events over HTTP; the server itself judges and acts.
+@Suite(.serialized) final class GuardEvaluatorTests {
+    /// A small deterministic generator (SplitMix64): the same clients and outcomes every run.
+    private struct SplitMix {
+        var state: UInt64
+        mutating func next() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+    }
+
+    private func post(_ c: RawHTTPConnection, _ path: String, _ body: String) throws -> [String: Any] {
+        try c.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let (head, bytes) = try c.readResponse()
+        try #require(head.status == 200, "\(path) → \(head.status) \(String(decoding: bytes, as: UTF8.self))")
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    @Test func clearlyWorseChallenger_isPausedAutomatically_clientsFallBack_decisionLogged_SPEC11_4() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        let baseline = try #require(try fx.publish(try fx.randomFile())["id"] as? String)
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_clients_per_arm":200,"min_stage_seconds":3600,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+
+        // 2,000 clients: each checks for an update, then reports 4 outcomes of the model it runs.
+        // The challenger converts 10 % of prompts, the baseline 50 %.
+        var random = SplitMix(state: 42)
+        let connection = try RawHTTPConnection(port: fx.server.port)
+        var onChallenger: [String] = []
+        for i in 0..<2_000 {
+            let client = "client-\(i)"
+            let model = try #require(try post(connection, "/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
+            if model == challenger { onChallenger.append(client) }
+            let rate = model == challenger ? 0.1 : 0.5
+            let events = (0..<4).map { _ in
+                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(random.next() < rate ? "purchased" : "dismissed")"}"#
+            }
+            _ = try post(connection, "/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
+        }
+        // Half the clients are in the 50 % stage until the pause, which may come while they post.
+        #expect(onChallenger.count >= 200, "\(onChallenger.count) clients got the challenger")
+
+        // Paused within a few evaluation intervals.
+        var release: [String: Any]?
+        let paused = try ModeldServer.eventually(within: 20) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return release?["state"] as? String == "paused"
+        }
+        #expect(paused, "challenger not paused: \(String(describing: release))")
+        #expect((release?["guard"] as? [String: Any])?["status"] as? String == "paused_regression")
+
+        // Clients on the challenger fall back on their next check.
+        for client in onChallenger.prefix(20) {
+            #expect(try fx.latestID("sdk=1.0&client_id=\(client)") == baseline)
+        }
+
+        // The decision is in data/guard-decisions.jsonl with its figures.
+        let log = try String(contentsOf: fx.server.dataDir.appendingPathComponent("guard-decisions.jsonl"), encoding: .utf8)
+        let records = log.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let pause = try #require(records.first { $0["rule"] as? String == "pause" }, "\(log)")
+        #expect(pause["release"] as? String == challenger && pause["stage"] as? Int == 50)
+        let arms = try #require(pause["arms"] as? [String: [String: Any]])
+        let treatment = try #require(arms["treatment"]?["mean"] as? Double)
+        let control = try #require(arms["control"]?["mean"] as? Double)
+        #expect(treatment < 0.2 && control > 0.4, "\(arms)")
+        let delta = try #require(pause["delta"] as? Double)
+        let bound = try #require(pause["bound"] as? Double)
+        #expect(delta + bound < 0 && abs(delta - (treatment - control)) < 1e-9)
+
+        // GET /admin/models/ID/guard answers the §11.5 document.
+        let status = try #require(try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json)
+        #expect(status["status"] as? String == "paused_regression" && status["stage"] as? Int == 50)
+        #expect(((status["arms"] as? [String: [String: Any]])?["treatment"]?["clients"] as? Int ?? 0) >= 200, "\(status)")
+        #expect((status["decisions"] as? [[String: Any]])?.contains { $0["rule"] as? String == "pause" } == true)
+    }
+}
