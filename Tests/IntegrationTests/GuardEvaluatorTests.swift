@@ -80,4 +80,24 @@ import Testing
         #expect(((status["arms"] as? [String: [String: Any]])?["treatment"]?["clients"] as? Int ?? 0) >= 200, "\(status)")
         #expect((status["decisions"] as? [[String: Any]])?.contains { $0["rule"] as? String == "pause" } == true)
     }
+
+    @Test func manualPauseDuringAGuard_stopsIt_andIsRecordedAsManualOverride_SPEC11_4() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard-metric", "upsell:purchased", "--stages", "10,50"])["id"] as? String)
+        // The evaluator has seen the guard once it wrote its figures.
+        let state = fx.server.dataDir.appendingPathComponent("guard-state/\(challenger).json")
+        #expect(ModeldServer.eventually(within: 20) { FileManager.default.fileExists(atPath: state.path) })
+        let paused = try fx.modelctl(["pause", challenger, "--json"])
+        let release = try JSONSerialization.jsonObject(with: Data(paused.stdout.utf8)) as? [String: Any]
+        #expect((release?["guard"] as? [String: Any])?["status"] as? String == "stopped", "\(paused.stdout)\(paused.stderr)")
+        let log = fx.server.dataDir.appendingPathComponent("guard-decisions.jsonl")
+        let recorded = ModeldServer.eventually(within: 20) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(#""rule":"manual_override""#)
+        }
+        #expect(recorded)
+        let status = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json
+        #expect(status?["status"] as? String == "stopped")
+        #expect((status?["decisions"] as? [[String: Any]])?.last?["rule"] as? String == "manual_override")
+    }
 }
