@@ -4,18 +4,6 @@ import Testing
 /// The guard evaluator through the real binaries (SPEC §11.4, issue #11 item 6): simulated
 /// clients post outcome events over HTTP; the server itself judges and acts.
 @Suite(.serialized) final class GuardEvaluatorTests {
-    /// A small deterministic generator (SplitMix64): the same clients and outcomes every run.
-    private struct SplitMix {
-        var state: UInt64
-        mutating func next() -> Double {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
-    }
-
     private func post(_ c: RawHTTPConnection, _ path: String, _ body: String) throws -> [String: Any] {
         try c.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         let (head, bytes) = try c.readResponse()
@@ -31,7 +19,7 @@ import Testing
 
         // 2,000 clients: each checks for an update, then reports 4 outcomes of the model it runs.
         // The challenger converts 10 % of prompts, the baseline 50 %.
-        var random = SplitMix(state: 42)
+        var random = SeededGenerator(state: 42)
         let connection = try RawHTTPConnection(port: fx.server.port)
         var onChallenger: [String] = []
         for i in 0..<2_000 {
@@ -40,7 +28,7 @@ import Testing
             if model == challenger { onChallenger.append(client) }
             let rate = model == challenger ? 0.1 : 0.5
             let events = (0..<4).map { _ in
-                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(random.next() < rate ? "purchased" : "dismissed")"}"#
+                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < rate ? "purchased" : "dismissed")"}"#
             }
             _ = try post(connection, "/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
         }
