@@ -64,6 +64,13 @@ struct GuardEvaluatorState {
             tail = nil
             return false
         }
+        // A guard not seen before may have begun before what the tail already read (it was
+        // published during the last poll): rebuild every guard from the segments, which counts
+        // exactly once what a continuous tail would have. New guards are rare; rebuilds cheap.
+        if running.contains(where: { experiments[$0.id] == nil }) {
+            experiments = [:]
+            tail = nil
+        }
         for r in running {
             if experiments[r.id] == nil { experiments[r.id] = GuardExperiment(release: r, catalog: catalog) } else { experiments[r.id]!.update(release: r, catalog: catalog) }
         }
