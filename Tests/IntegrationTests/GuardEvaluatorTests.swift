@@ -88,4 +88,19 @@ import Testing
         #expect(status?["status"] as? String == "stopped")
         #expect((status?["decisions"] as? [[String: Any]])?.last?["rule"] as? String == "manual_override")
     }
+
+    @Test func twoReplicasOnOneDataDir_exactlyOneEvaluates_andTheOtherTakesOverAfterSIGKILL_SPEC11_4() throws {
+        let env = ["MODELD_GUARD_INTERVAL_SECONDS": "1"]
+        let a = try ModeldServer(environment: env, empty: true)
+        let b = try ModeldServer(environment: env, root: a.root)
+        let evaluating = "evaluates guarded rollouts"
+        #expect(ModeldServer.eventually(within: 10) { a.log.contains(evaluating) || b.log.contains(evaluating) })
+        // Several intervals later still exactly one.
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline { #expect(!(a.log.contains(evaluating) && b.log.contains(evaluating))); usleep(200_000) }
+        let (holder, standby) = a.log.contains(evaluating) ? (a, b) : (b, a)
+        holder.signal(SIGKILL)
+        _ = holder.waitForExit(within: 10)
+        #expect(ModeldServer.eventually(within: 10) { standby.log.contains(evaluating) }, "the standby replica took over")
+    }
 }
