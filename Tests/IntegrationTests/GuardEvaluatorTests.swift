@@ -67,6 +67,8 @@ import Testing
         #expect(status["status"] as? String == "paused_regression" && status["stage"] as? Int == 50)
         #expect(((status["arms"] as? [String: [String: Any]])?["treatment"]?["clients"] as? Int ?? 0) >= 200, "\(status)")
         #expect((status["decisions"] as? [[String: Any]])?.contains { $0["rule"] as? String == "pause" } == true)
+        let show = try fx.modelctl(["show", challenger])
+        #expect(show.stdout.contains("paused_regression") && show.stdout.contains("figures:") && show.stdout.contains("treatment "), "\(show.stdout)")
     }
 
     @Test func manualPauseDuringAGuard_stopsIt_andIsRecordedAsManualOverride_SPEC11_4() throws {
