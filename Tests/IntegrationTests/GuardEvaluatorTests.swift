@@ -11,27 +11,57 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
+    /// `clients` simulated clients over one keep-alive connection: each checks for an update,
+    /// then reports 4 outcomes of the model it runs, `purchased` with probability
+    /// `rate(onChallenger)`. Returns the clients that got the challenger.
+    private func simulate(_ fx: CatalogFixture, challenger: String, clients: Int = 2_000, seed: UInt64 = 42,
+                          rate: (Bool) -> Double) throws -> [String] {
+        var random = SeededGenerator(state: seed)
+        let connection = try RawHTTPConnection(port: fx.server.port)
+        var onChallenger: [String] = []
+        for i in 0..<clients {
+            let client = "client-\(i)"
+            let model = try #require(try post(connection, "/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
+            if model == challenger { onChallenger.append(client) }
+            let p = rate(model == challenger)
+            let events = (0..<4).map { _ in
+                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
+            }
+            _ = try post(connection, "/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
+        }
+        return onChallenger
+    }
+
+    private func decisions(_ fx: CatalogFixture) -> [[String: Any]] {
+        let text = (try? String(contentsOf: fx.server.dataDir.appendingPathComponent("guard-decisions.jsonl"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func aaChallenger_advancesThroughEveryStage_andIsPromoted_SPEC11_3() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[10,50],"min_clients_per_arm":100,"min_stage_seconds":1,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        _ = try simulate(fx, challenger: challenger) { _ in 0.3 }
+        var release: [String: Any]?
+        let promoted = try ModeldServer.eventually(within: 30) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return release?["rollout_percent"] as? Int == 100
+        }
+        #expect(promoted, "\(String(describing: release))")
+        #expect((release?["guard"] as? [String: Any])?["status"] as? String == "promoted" && release?["state"] as? String == "active")
+        let steps = decisions(fx).filter { $0["release"] as? String == challenger }.map { "\($0["rule"]!) \($0["stage"]!)→\($0["next_stage"]!)" }
+        #expect(steps == ["advance 10→50", "promote 50→100"], "\(steps)")
+    }
+
     @Test func clearlyWorseChallenger_isPausedAutomatically_clientsFallBack_decisionLogged_SPEC11_4() throws {
         let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
         let baseline = try #require(try fx.publish(try fx.randomFile())["id"] as? String)
         let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_clients_per_arm":200,"min_stage_seconds":3600,"tuning_clients":1000}"#
         let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
 
-        // 2,000 clients: each checks for an update, then reports 4 outcomes of the model it runs.
-        // The challenger converts 10 % of prompts, the baseline 50 %.
-        var random = SeededGenerator(state: 42)
-        let connection = try RawHTTPConnection(port: fx.server.port)
-        var onChallenger: [String] = []
-        for i in 0..<2_000 {
-            let client = "client-\(i)"
-            let model = try #require(try post(connection, "/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
-            if model == challenger { onChallenger.append(client) }
-            let rate = model == challenger ? 0.1 : 0.5
-            let events = (0..<4).map { _ in
-                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < rate ? "purchased" : "dismissed")"}"#
-            }
-            _ = try post(connection, "/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
-        }
+        // 2,000 clients: the challenger converts 10 % of prompts, the baseline 50 %.
+        let onChallenger = try simulate(fx, challenger: challenger) { $0 ? 0.1 : 0.5 }
         // Half the clients are in the 50 % stage until the pause, which may come while they post.
         #expect(onChallenger.count >= 200, "\(onChallenger.count) clients got the challenger")
 
@@ -50,9 +80,8 @@ import Testing
         }
 
         // The decision is in data/guard-decisions.jsonl with its figures.
-        let log = try String(contentsOf: fx.server.dataDir.appendingPathComponent("guard-decisions.jsonl"), encoding: .utf8)
-        let records = log.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let pause = try #require(records.first { $0["rule"] as? String == "pause" }, "\(log)")
+        let records = decisions(fx)
+        let pause = try #require(records.first { $0["rule"] as? String == "pause" }, "\(records)")
         #expect(pause["release"] as? String == challenger && pause["stage"] as? Int == 50)
         let arms = try #require(pause["arms"] as? [String: [String: Any]])
         let treatment = try #require(arms["treatment"]?["mean"] as? Double)
