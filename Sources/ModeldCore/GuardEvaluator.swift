@@ -15,8 +15,8 @@ import CLinuxShims
 final class GuardEvaluator: Sendable {
     private let loop: BackgroundLoop
 
-    init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher) {
-        let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock"))
+    init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics) {
+        let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock", metrics: metrics))
         loop = BackgroundLoop { _ in
             state.withLock { if $0.tick(now: Timestamp.now().millisecondsSinceEpoch) { _ = watcher.reloadNow() } }
             return Int32(clamping: intervalSeconds * 1000)
@@ -31,12 +31,14 @@ struct GuardEvaluatorState {
     let store: CatalogStore
     let records: GuardRecords
     let lockPath: String
+    let metrics: Metrics
     private var lockFD: Int32 = -1
     private var tail: GuardTail?
     private var experiments: [String: GuardExperiment] = [:]
     private let log = Logger(label: "modeld.guard")
 
-    init(store: CatalogStore, records: GuardRecords, lockPath: String) {
+    init(store: CatalogStore, records: GuardRecords, lockPath: String, metrics: Metrics) {
+        self.metrics = metrics
         self.store = store
         self.records = records
         self.lockPath = lockPath
@@ -54,6 +56,7 @@ struct GuardEvaluatorState {
         var changed = false
         for (id, experiment) in experiments where !running.contains(where: { $0.id == id }) {
             experiments[id] = nil
+            metrics.recordGuard(release: id, nil)
             // A guard this evaluator ran that a manual change stopped (SPEC §11.4).
             if let r = catalog.release(id: id), r.guardPlan?.runtime.status == .stopped {
                 let figures = GuardFigures(plan: r.guardPlan!, arms: experiment.arms)
@@ -90,6 +93,8 @@ struct GuardEvaluatorState {
                 experiments[id]!.update(release: applied, catalog: catalog)
                 record(decision, release: applied, figures: evaluation.figures, now: now)
             }
+            let f = evaluation.figures
+            metrics.recordGuard(release: id, .init(treatmentClients: f.treatment.clients, controlClients: f.control.clients, delta: f.delta, bound: f.bound))
             do throws(CatalogError) {
                 try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now))
             } catch {
@@ -116,6 +121,7 @@ struct GuardEvaluatorState {
 
     private func record(_ decision: GuardDecision, release: Release, figures: GuardFigures, now: Int64) {
         log.notice("guard \(release.id): \(decision.rule.rawValue) at stage \(decision.stage)")
+        metrics.recordGuardDecision(release: release.id, rule: decision.rule.rawValue)
         do throws(CatalogError) {
             try records.append(decision: GuardRecords.decision(decision, release: release, figures: figures, at: now))
         } catch {

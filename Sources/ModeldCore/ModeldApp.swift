@@ -136,7 +136,7 @@ public enum ModeldApp {
         signingService?.start()
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
-        let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher)
+        let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher, metrics: metrics)
         guardEvaluator.start()
 
         let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds, signing: signing)

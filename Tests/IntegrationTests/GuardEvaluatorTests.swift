@@ -96,6 +96,10 @@ import Testing
         #expect(status["status"] as? String == "paused_regression" && status["stage"] as? Int == 50)
         #expect(((status["arms"] as? [String: [String: Any]])?["treatment"]?["clients"] as? Int ?? 0) >= 200, "\(status)")
         #expect((status["decisions"] as? [[String: Any]])?.contains { $0["rule"] as? String == "pause" } == true)
+        let metrics = try fx.curl("/metrics").text
+        #expect(metrics.contains(#"modeld_guard_decisions_total{release="\#(challenger)",rule="pause"} 1"#), "\(metrics)")
+        // Gauges are for running guards: the paused one has left them.
+        #expect(metrics.contains("# TYPE modeld_guard_clients gauge") && !metrics.contains(#"modeld_guard_clients{release="\#(challenger)""#))
         let show = try fx.modelctl(["show", challenger])
         #expect(show.stdout.contains("paused_regression") && show.stdout.contains("figures:") && show.stdout.contains("treatment "), "\(show.stdout)")
     }
@@ -107,6 +111,7 @@ import Testing
         // The evaluator has seen the guard once it wrote its figures.
         let state = fx.server.dataDir.appendingPathComponent("guard-state/\(challenger).json")
         #expect(ModeldServer.eventually(within: 20) { FileManager.default.fileExists(atPath: state.path) })
+        #expect(try fx.curl("/metrics").text.contains(#"modeld_guard_clients{release="\#(challenger)",arm="control"} 0"#))
         let paused = try fx.modelctl(["pause", challenger, "--json"])
         let release = try JSONSerialization.jsonObject(with: Data(paused.stdout.utf8)) as? [String: Any]
         #expect((release?["guard"] as? [String: Any])?["status"] as? String == "stopped", "\(paused.stdout)\(paused.stderr)")
