@@ -10,9 +10,11 @@ let package = Package(
     products: [
         .executable(name: "modeld", targets: ["modeld"]),
         .executable(name: "modelctl", targets: ["modelctl"]),
+        .library(name: "ModeldClient", targets: ["ModeldClient"]),
+        .executable(name: "modeld-client", targets: ["modeld-client"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),  // 1.6: @ParentCommand
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),  // 4.x: FoundationEssentials, no ICU
     ],
@@ -44,6 +46,17 @@ let package = Package(
         // the sequential bound, SRM and decisions. No I/O; time is passed in.
         .target(name: "Guardrails"),
 
+        // libcurl easy handle and transfer callbacks, shared by modelctl's clients.
+        .target(name: "CurlTransport", dependencies: ["CCurl"]),
+        // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
+        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The S3 client: sends ObjectStorage requests through libcurl's SigV4 signer.
+        .target(name: "ObjectStorageCurl", dependencies: [
+            "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
+        .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
+
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
             "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CLinuxShims",
@@ -53,9 +66,20 @@ let package = Package(
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CCurl", "CLinuxShims",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CCurl", "CurlTransport", "CLinuxShims",
+            "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+
+        // The reference client apps embed (SPEC §13): Foundation(Networking), swift-crypto, ModeldSigning.
+        .target(name: "ModeldClient", dependencies: [
+            "ModeldSigning",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .executableTarget(name: "modeld-client", dependencies: [
+            "ModeldClient",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
@@ -64,10 +88,15 @@ let package = Package(
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
+        // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning", "ModeldClient"]),
     ]
 )

@@ -50,7 +50,11 @@ extension Catalog {
                     sdkMin: e.sdk_min, sdkMax: e.sdk_max, channel: e.channel, rolloutPercent: e.rollout_percent,
                     state: state, label: e.label ?? "", publishedAt: publishedAt,
                     retiredAt: try time(e.retired_at, "retired_at"), fileDeletedAt: try time(e.file_deleted_at, "file_deleted_at"),
-                    contentType: e.content_type, guardPlan: try e.guard.map(Self.storedGuard))
+                    contentType: e.content_type, variants: try (e.variants ?? []).enumerated().map { (j, v) throws(CatalogError) in
+                        do throws(CatalogError) { return try v.variant(time) } catch {
+                            throw .invalid("variants[\(j)].\(error.parameter ?? "")", error.message)
+                        }
+                    }, guardPlan: try e.guard.map(Self.storedGuard))
                 if let f = e.file, f != r.file { throw .invalid("file", "\(f) is not <id>.<ext> (\(r.file))") }
                 releases.append(r)
             } catch {
@@ -101,6 +105,29 @@ private struct ReleaseDTO: Decodable {
     var content_type: String?
     /// Absent in catalogs written before SPEC §11 and on unguarded releases.
     var `guard`: GuardPlan.Document?
+    var variants: [VariantDTO]?
+}
+
+private struct VariantDTO: Decodable {
+    var name: String
+    var file: String
+    var sha256: String
+    var size: Int64
+    var requires: RequirementsDTO
+    var added_at: String
+    var removed_at: String?
+    var file_deleted_at: String?
+
+    func variant(_ time: (String?, String) throws(CatalogError) -> Timestamp?) throws(CatalogError) -> Variant {
+        // `file` is `<uuid>.<ext>`: the UUID has no dot, so the extension is everything after the first.
+        guard let dot = file.firstIndex(of: ".") else { throw .invalid("file", "\(file) is not <uuid>.<ext>") }
+        guard let addedAt = try time(added_at, "added_at") else { throw .invalid("added_at", "is required") }
+        let r = requires
+        return try Variant(
+            name: name, fileID: String(file[..<dot]), ext: String(file[file.index(after: dot)...]), sha256: sha256, size: size,
+            requires: try VariantRequirements(platform: r.platform, minOS: r.minOS, minRAMMB: r.minRAMMB, devicePrefix: r.devicePrefix),
+            addedAt: addedAt, removedAt: try time(removed_at, "removed_at"), fileDeletedAt: try time(file_deleted_at, "file_deleted_at"))
+    }
 }
 
 // models/latest_model_details.json (SPEC §2)

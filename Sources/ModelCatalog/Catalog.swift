@@ -67,6 +67,19 @@ public struct Catalog: Equatable, Sendable {
             byID[r.id.lowercased()] = i
             byFile[r.file] = i
         }
+        // Variant files are named by their own UUIDs: no two files of the catalog may share one.
+        var fileIDs = ids
+        for r in sorted {
+            for v in r.variants where !fileIDs.insert(v.fileID.lowercased()).inserted {
+                throw CatalogError(.corruptCatalog, parameter: "variants", "variant \(v.name) of \(r.id) reuses id \(v.fileID)")
+            }
+        }
+    }
+
+    /// Whether `id` names any file of the catalog (a release or a variant): new ids must not.
+    func isIDInUse(_ id: String) -> Bool {
+        let lower = id.lowercased()
+        return byID[lower] != nil || releases.contains { $0.variants.contains { $0.fileID.lowercased() == lower } }
     }
 
     /// What a catalog may record as its base: `http(s)://` and no spaces or control characters
@@ -188,8 +201,36 @@ public struct Catalog: Equatable, Sendable {
         try apply(ReleasePatch(state: .retired), to: id, now: now)
     }
 
-    mutating func markFileDeleted(index i: Int, at now: Timestamp) {
-        releases[i].fileDeletedAt = now
+    /// Marks the named files of release `i` (its own and/or its variants') as deleted.
+    mutating func markFilesDeleted(index i: Int, files: Set<String>, at now: Timestamp) {
+        if files.contains(releases[i].file) { releases[i].fileDeletedAt = now }
+        for j in releases[i].variants.indices where files.contains(releases[i].variants[j].file) {
+            releases[i].variants[j].fileDeletedAt = now
+        }
+    }
+
+    /// Appends a variant to release `id` (SPEC §3.1): 404 unknown release, 409 `retired`,
+    /// 409 `id_in_use` for a live name.
+    mutating func addVariant(_ variant: Variant, to id: String) throws(CatalogError) -> Release {
+        let i = try index(of: id)
+        guard releases[i].state != .retired else {
+            throw CatalogError(.retired, parameter: "id", "release \(releases[i].id) is retired and cannot change")
+        }
+        guard releases[i].liveVariant(named: variant.name) == nil else {
+            throw CatalogError(.idInUse, parameter: "name", "release \(releases[i].id) already has a variant named \(variant.name)")
+        }
+        releases[i].variants.append(variant)
+        return releases[i]
+    }
+
+    /// Marks a live variant removed (its file then follows the grace and GC rules).
+    mutating func removeVariant(named name: String, from id: String, now: Timestamp) throws(CatalogError) -> Release {
+        let i = try index(of: id)
+        guard let j = releases[i].variants.firstIndex(where: { $0.isLive && $0.name == name }) else {
+            throw CatalogError(.notFound, parameter: "name", "release \(releases[i].id) has no variant named \(name)")
+        }
+        releases[i].variants[j].removedAt = now
+        return releases[i]
     }
 }
 
@@ -214,18 +255,12 @@ public struct ReleasePatch: Equatable, Sendable {
     public var isEmpty: Bool { rolloutPercent == nil && state == nil && sdkMax == nil && label == nil && guardPlan == nil }
 
     /// Parses a PATCH body: a JSON object with any of `rollout_percent`, `state`, `sdk_max`
-    /// (string or null), `label`. Unknown keys and wrong types are `invalid_parameter`.
+    /// (string, or null to remove the upper bound), `label`. Unknown keys and wrong types are
+    /// `invalid_parameter`; `{}` is an empty patch (the route answers the release unchanged).
     public init(json: [UInt8]) throws(CatalogError) {
-        let dto: PatchDTO
-        do {
-            dto = try JSONDecoder().decode(PatchDTO.self, from: Data(json))
-        } catch let e as CatalogError {
-            throw e
-        } catch {
-            throw .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max, label or guard")
-        }
+        let dto = try decodeStrict(PatchDTO.self, from: json,
+                                   otherwise: .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max, label or guard"))
         self.init(rolloutPercent: dto.rolloutPercent, state: dto.state, sdkMax: dto.sdkMax, label: dto.label, guardPlan: dto.guardPlan)
-        if isEmpty { throw .invalid("body", "nothing to change: give rollout_percent, state, sdk_max, label or guard") }
         if guardPlan != nil, rolloutPercent != nil || state != nil {
             throw .invalid("guard", "cannot be combined with rollout_percent or state: the guard sets the rollout itself")
         }
@@ -239,15 +274,8 @@ private struct PatchDTO: Decodable {
     var label: String?
     var guardPlan: GuardPlan?
 
-    struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
+        let c = try decoder.container(keyedBy: AnyKey.self)
         for key in c.allKeys {
             switch key.stringValue {
             case "rollout_percent":
@@ -310,4 +338,24 @@ extension GuardPlan {
     public static func operatorInput(json text: String) throws(CatalogError) -> GuardPlan {
         do { return try GuardPlan(json: Array(text.utf8)) } catch { throw .invalid(error.field, error.message) }
     }
+}
+
+/// Decodes a JSON body whose DTO throws `CatalogError` naming the bad key; any other decoding
+/// failure (not JSON, not an object) is `otherwise`.
+func decodeStrict<T: Decodable>(_ type: T.Type, from json: [UInt8], otherwise: CatalogError) throws(CatalogError) -> T {
+    do {
+        return try JSONDecoder().decode(type, from: Data(json))
+    } catch let e as CatalogError {
+        throw e
+    } catch {
+        throw otherwise
+    }
+}
+
+/// Any key: strict DTOs list the keys themselves so an unknown one can be named.
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -117,37 +117,67 @@ public final class CatalogStore: Sendable {
 
     // MARK: - Operations
 
-    /// Publishes a verified upload. Crash-safe order: the file is renamed to `<id>.<ext>` and
-    /// the directory fsynced before the catalog names it, so a crash leaves at most an
-    /// unreferenced file. Consumes the upload: on any error its temp file is deleted.
+    /// Publishes a verified upload. Consumes the upload (see `commit`).
     public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
-        var renamedTo: String?
-        var newID: String?
+        try commit(upload, isRecorded: { $0.release(id: $1.id) != nil }) { (catalog) throws(CatalogError) in
+            var id = request.id ?? Release.newID()
+            while request.id == nil && catalog.isIDInUse(id) { id = Release.newID() }
+            if request.id != nil && catalog.isIDInUse(id) {
+                throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
+            }
+            let release = try catalog.append { (seq) throws(CatalogError) in
+                try Release(
+                    id: id, seq: seq, ext: request.ext, sha256: upload.sha256, size: upload.size,
+                    sdkMin: request.sdkMin, sdkMax: request.sdkMax, channel: request.channel,
+                    rolloutPercent: request.rolloutPercent, label: request.label, publishedAt: now,
+                    contentType: request.contentType, guardPlan: request.guardPlan.map { $0.started(at: now) })
+            }
+            return (release, release.file)
+        }
+    }
+
+    /// Adds a verified upload as a variant of release `id` (SPEC §3.1) under a fresh UUID file
+    /// name; answers the release. Consumes the upload (see `commit`).
+    public func addVariant(_ upload: FinishedUpload, to id: String, _ request: VariantRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try commit(upload, isRecorded: { c, r in c.release(id: r.id)?.liveVariant(named: request.name) != nil }) { (catalog) throws(CatalogError) in
+            var fileID = Release.newID()
+            while catalog.isIDInUse(fileID) { fileID = Release.newID() }
+            let variant = try Variant(name: request.name, fileID: fileID, ext: request.ext, sha256: upload.sha256,
+                                      size: upload.size, requires: request.requires, addedAt: now)
+            return (try catalog.addVariant(variant, to: id), variant.file)
+        }
+    }
+
+    /// Crash-safe order for every new file: the upload is renamed to its final name and the
+    /// directory fsynced inside the catalog change, before catalog.json names it, so a crash
+    /// leaves at most an unreferenced file. On any error nothing is kept: neither the temp nor a
+    /// file the catalog does not name (if catalog.json was replaced and only the derived file
+    /// failed, the change stands and keeps its file: `isRecorded`).
+    private func commit<T: Sendable>(
+        _ upload: FinishedUpload, isRecorded: (Catalog, T) -> Bool,
+        _ change: (inout Catalog) throws(CatalogError) -> (T, file: String)
+    ) throws(CatalogError) -> Versioned<T> {
+        var renamed: (path: String, result: T)?
         do throws(CatalogError) {
-            return try mutateVersioned { (catalog) throws(CatalogError) -> Release in
-                var id = request.id ?? Release.newID()
-                while request.id == nil && catalog.release(id: id) != nil { id = Release.newID() }
-                let release = try catalog.append { (seq) throws(CatalogError) in
-                    try Release(
-                        id: id, seq: seq, ext: request.ext, sha256: upload.sha256, size: upload.size,
-                        sdkMin: request.sdkMin, sdkMax: request.sdkMax, channel: request.channel,
-                        rolloutPercent: request.rolloutPercent, label: request.label, publishedAt: now,
-                        contentType: request.contentType, guardPlan: request.guardPlan.map { $0.started(at: now) })
-                }
-                newID = release.id
-                let target = path(of: release)
+            return try mutateVersioned { (catalog) throws(CatalogError) -> T in
+                let (result, file) = try change(&catalog)
+                let target = directory + "/" + file
                 try FileIO.rename(upload.path, target)
-                renamedTo = target
+                renamed = (target, result)
                 try FileIO.fsyncDirectory(directory)
-                return release
+                return result
             }
         } catch {
-            // Nothing kept: neither the temp nor a file the catalog does not name. If catalog.json
-            // was replaced and only the derived file failed, the release stands and keeps its file.
             unlink(upload.path)
-            if let renamedTo, let newID, (try? load())?.release(id: newID) == nil { unlink(renamedTo) }
+            if let renamed, !((try? load()).map { isRecorded($0, renamed.result) } ?? false) { unlink(renamed.path) }
             throw error
         }
+    }
+
+    /// `DELETE /admin/models/ID/variants/NAME`: the variant stops being answered at once; its
+    /// file follows the retired-file grace (`removed_at`) and garbage collection.
+    public func removeVariant(named name: String, from id: String, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try mutateVersioned { (catalog) throws(CatalogError) in try catalog.removeVariant(named: name, from: id, now: now) }
     }
 
     /// `modelctl publish --models-dir`: streams a local file through the same UploadWriter
@@ -156,6 +186,16 @@ public final class CatalogStore: Sendable {
         path source: String, _ request: PublishRequest, instance: String,
         expectedSHA256: String? = nil, now: Timestamp = .now()
     ) throws(CatalogError) -> Versioned<Release> {
+        try publish(try stageFile(path: source, instance: instance, expectedSHA256: expectedSHA256), request, now: now)
+    }
+
+    /// `modelctl variant add --models-dir`: the same streaming, then `addVariant`.
+    public func addVariantFile(path source: String, to id: String, _ request: VariantRequest, instance: String) throws(CatalogError) -> Versioned<Release> {
+        try addVariant(try stageFile(path: source, instance: instance), to: id, request)
+    }
+
+    /// Copies a local file into `.tmp/` in 64 KiB chunks, hashing as it goes.
+    private func stageFile(path source: String, instance: String, expectedSHA256: String? = nil) throws(CatalogError) -> FinishedUpload {
         let fd: Int32
         do { fd = try FileIO.open(source, O_RDONLY) } catch {
             throw CatalogError(.invalidParameter, parameter: "file", error.message)
@@ -176,8 +216,7 @@ public final class CatalogStore: Sendable {
             if n == 0 { break }
             try writer.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
-        let upload = try writer.finish(expectedSHA256: expectedSHA256)
-        return try publish(upload, request, now: now)
+        return try writer.finish(expectedSHA256: expectedSHA256)
     }
 
     public func patch(id: String, _ patch: ReleasePatch, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
@@ -189,19 +228,25 @@ public final class CatalogStore: Sendable {
         try mutateVersioned { (catalog) throws(CatalogError) in try catalog.retire(id: id, now: now) }
     }
 
-    /// Deletes the files of releases retired more than `graceDays` ago and marks them
-    /// `file_deleted_at` (the entries stay: ids are never reused). The catalog is written
-    /// after the unlinks, so a crash in between leaves an entry whose missing file is about
-    /// to be marked — served as 404 either way since the file is gone. Returns what it collected.
+    /// Deletes the files whose grace is over and marks them `file_deleted_at` (the entries stay:
+    /// ids are never reused): a release retired more than `graceDays` ago with all its variant
+    /// files, and a variant removed more than `graceDays` ago. The catalog is written after the
+    /// unlinks, so a crash in between leaves an entry whose missing file is about to be marked —
+    /// served as 404 either way since the file is gone. Returns the releases it collected from.
     @discardableResult
     public func collectGarbage(graceDays: Int, now: Timestamp = .now()) throws(CatalogError) -> [Release] {
         try mutate { (catalog) throws(CatalogError) -> [Release] in
             var collected: [Release] = []
             for (i, r) in catalog.releases.enumerated() {
-                guard r.state == .retired, r.fileDeletedAt == nil, let retiredAt = r.retiredAt,
-                      retiredAt.adding(days: graceDays) <= now else { continue }
-                if unlink(path(of: r)) != 0 && errno != ENOENT { throw FileIO.error("unlink", path(of: r)) }
-                catalog.markFileDeleted(index: i, at: now)
+                let expired = { (t: Timestamp?) in t.map { $0.adding(days: graceDays) <= now } ?? false }
+                let releaseDue = r.state == .retired && r.fileDeletedAt == nil && expired(r.retiredAt)
+                var files: [String] = releaseDue ? [r.file] : []
+                for v in r.variants where v.fileDeletedAt == nil && (expired(v.removedAt) || (r.state == .retired && expired(r.retiredAt))) {
+                    files.append(v.file)
+                }
+                guard !files.isEmpty else { continue }
+                for f in files where unlink(directory + "/" + f) != 0 && errno != ENOENT { throw FileIO.error("unlink", directory + "/" + f) }
+                catalog.markFilesDeleted(index: i, files: Set(files), at: now)
                 collected.append(catalog.releases[i])
             }
             if !collected.isEmpty { try FileIO.fsyncDirectory(directory) }

@@ -34,6 +34,11 @@ public struct JSONWriter: Sendable {
     public mutating func field(_ k: String, _ v: String) { key(k); string(v) }
     public mutating func field(_ k: String, _ v: Int64) { key(k); int(v) }
     public mutating func field(_ k: String, _ v: Int) { key(k); int(v) }
+    public mutating func stringArray(_ values: [String]) {
+        beginArray()
+        for v in values { string(v) }
+        endArray()
+    }
 
     private var pendingKey = false
 

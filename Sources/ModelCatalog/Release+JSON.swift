@@ -3,29 +3,35 @@ import Guardrails
 extension Release {
     /// `public_base_url` + `/models/` + file; a trailing `/` on the base is not doubled.
     public func url(publicBaseURL: String) -> String {
+        Release.url(publicBaseURL: publicBaseURL, file: file)
+    }
+
+    static func url(publicBaseURL: String, file: String) -> String {
         var base = publicBaseURL
         while base.hasSuffix("/") { base.removeLast() }
         return base + "/models/" + file
     }
 
-    /// The SPEC §4.1 update-check document, keys in the specified order.
-    public func documentJSON(publicBaseURL: String) -> [UInt8] {
+    /// The SPEC §4.1 update-check document, keys in the specified order. With a variant, only
+    /// `url`, `sha256` and `size` are the variant's and `variant` names it (SPEC §3.1).
+    public func documentJSON(publicBaseURL: String, variant: Variant? = nil) -> [UInt8] {
         var w = JSONWriter(capacity: 384)
-        writeDocument(to: &w, publicBaseURL: publicBaseURL)
+        writeDocument(to: &w, publicBaseURL: publicBaseURL, variant: variant)
         return w.bytes
     }
 
-    func writeDocument(to w: inout JSONWriter, publicBaseURL: String) {
+    func writeDocument(to w: inout JSONWriter, publicBaseURL: String, variant: Variant? = nil) {
         w.beginObject()
-        w.field("url", url(publicBaseURL: publicBaseURL))
+        w.field("url", Release.url(publicBaseURL: publicBaseURL, file: variant?.file ?? file))
         w.field("id", id)
-        w.field("sha256", sha256)
-        w.field("size", size)
+        w.field("sha256", variant?.sha256 ?? sha256)
+        w.field("size", variant?.size ?? size)
         w.field("sdk_min", sdkMin)
         if let sdkMax { w.field("sdk_max", sdkMax) }
         w.field("channel", channel)
         w.field("label", label)
         w.field("published_at", publishedAt.rfc3339)
+        if let variant { w.field("variant", variant.name) }
         w.endObject()
     }
 
@@ -58,6 +64,12 @@ extension Release {
         if let retiredAt { w.field("retired_at", retiredAt.rfc3339) }
         if let fileDeletedAt { w.field("file_deleted_at", fileDeletedAt.rfc3339) }
         w.field("content_type", contentType)
+        if !variants.isEmpty {   // absent when none: catalogs without variants stay byte-identical
+            w.key("variants")
+            w.beginArray()
+            for v in variants { v.write(to: &w, publicBaseURL: publicBaseURL) }
+            w.endArray()
+        }
         if let guardPlan {
             w.key("guard")
             w.raw(guardPlan.json(formatTime: { Timestamp(millisecondsSinceEpoch: $0).rfc3339 }))

@@ -24,6 +24,8 @@ public struct Release: Hashable, Sendable {
     public let contentType: String
     /// The challenger's guard (SPEC §11.1), nil for an unguarded release.
     public internal(set) var guardPlan: GuardPlan?
+    /// Device-class files (SPEC §3.1), in answer order; removed ones stay until GC.
+    public internal(set) var variants: [Variant]
 
     public private(set) var sdkMinVersion: SDKVersion
     public private(set) var sdkMaxVersion: SDKVersion?
@@ -37,7 +39,7 @@ public struct Release: Hashable, Sendable {
         sdkMin: String, sdkMax: String? = nil, channel: String = Release.defaultChannel,
         rolloutPercent: Int = 100, state: State = .active, label: String = "",
         publishedAt: Timestamp, retiredAt: Timestamp? = nil, fileDeletedAt: Timestamp? = nil,
-        contentType: String? = nil, guardPlan: GuardPlan? = nil
+        contentType: String? = nil, variants: [Variant] = [], guardPlan: GuardPlan? = nil
     ) throws(CatalogError) {
         try Release.validateID(id)
         try Release.validateExt(ext)
@@ -50,6 +52,7 @@ public struct Release: Hashable, Sendable {
         let contentType = contentType ?? Release.defaultContentType(forExt: ext)
         try Release.validateContentType(contentType)
         let (minV, maxV) = try Release.validateRange(sdkMin: sdkMin, sdkMax: sdkMax)
+        try Release.validateVariantNames(variants)
         self.id = id
         self.seq = seq
         self.ext = ext
@@ -66,6 +69,7 @@ public struct Release: Hashable, Sendable {
         self.fileDeletedAt = fileDeletedAt
         self.contentType = contentType
         self.guardPlan = guardPlan
+        self.variants = variants
         self.sdkMinVersion = minV
         self.sdkMaxVersion = maxV
     }
@@ -158,11 +162,16 @@ extension Release {
     }
 
     public static func validateChannel(_ channel: String) throws(CatalogError) {
-        let b = Array(channel.utf8)
-        guard (1...32).contains(b.count), b.allSatisfy({
+        guard isName(channel) else { throw .invalid("channel", "must match [a-z0-9_-]{1,32}") }
+    }
+
+    /// `[a-z0-9_-]{1,32}`: channels, platforms and variant names.
+    static func isName(_ s: String) -> Bool {
+        let b = s.utf8
+        return (1...32).contains(b.count) && b.allSatisfy {
             ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
                 || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-        }) else { throw .invalid("channel", "must match [a-z0-9_-]{1,32}") }
+        }
     }
 
     public static func validateRollout(_ percent: Int) throws(CatalogError) {
@@ -170,7 +179,9 @@ extension Release {
     }
 
     public static func validateLabel(_ label: String) throws(CatalogError) {
-        guard label.count <= maxLabelLength else { throw .invalid("label", "must be at most \(maxLabelLength) characters") }
+        // Counted in Unicode scalars (code points), like JSON Schema's maxLength and every other
+        // length in SPEC §4.2, not in grapheme clusters (which can hide any number of scalars).
+        guard label.unicodeScalars.count <= maxLabelLength else { throw .invalid("label", "must be at most \(maxLabelLength) characters") }
         guard !label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw .invalid("label", "must not contain control characters")
         }
@@ -181,6 +192,14 @@ extension Release {
         let b = Array(type.utf8)
         guard (3...127).contains(b.count), b.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }), b.contains(UInt8(ascii: "/")) else {
             throw .invalid("content_type", "must be a media type like application/octet-stream")
+        }
+    }
+
+    /// Live variant names are unique within a release (a removed one's name may be reused).
+    static func validateVariantNames(_ variants: [Variant]) throws(CatalogError) {
+        var names = Set<String>()
+        for v in variants where v.isLive {
+            guard names.insert(v.name).inserted else { throw .invalid("variants", "duplicate variant name \(v.name)") }
         }
     }
 

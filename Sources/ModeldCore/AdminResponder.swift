@@ -32,14 +32,26 @@ struct AdminResponder: Sendable {
             default: return .respond(notAllowed("GET, HEAD, POST"))
             }
         }
-        if head.path.hasPrefix(Self.collection + "/"), head.path.hasSuffix("/guard") {
-            let id = String(head.path.dropFirst(Self.collection.count + 1).dropLast("/guard".count))
-            guard !id.isEmpty, !id.contains("/") else { return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label)) }
+        let segments = head.path.hasPrefix(Self.collection + "/")
+            ? head.path.dropFirst(Self.collection.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            : []
+        guard let id = segments.first, !id.isEmpty else {
+            return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label))
+        }
+        switch (segments.count, segments.count > 1 ? segments[1] : "") {
+        case (1, _): break
+        case (2, "guard"):
             guard head.method == "GET" || head.method == "HEAD" else { return .respond(notAllowed("GET, HEAD")) }
             return .respond(guardStatus(id))
-        }
-        let id = String(head.path.dropFirst(Self.collection.count + 1))
-        guard head.path.hasPrefix(Self.collection + "/"), !id.isEmpty, !id.contains("/") else {
+        case (2, "variants"):
+            guard head.method == "POST" else { return .respond(notAllowed("POST")) }
+            return addVariant(id, head, exchange)
+        case (3, "variants") where !segments[2].isEmpty:
+            guard head.method == "DELETE" else { return .respond(notAllowed("DELETE")) }
+            let name = segments[2]
+            mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.removeVariant(named: name, from: id) }(id)
+            return .deferred
+        default:
             return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label))
         }
         switch head.method {
@@ -109,26 +121,54 @@ struct AdminResponder: Sendable {
     }
 
     private func publish(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
-        guard let items = head.queryItems() else {
-            return .respond(Response.error(400, "invalid_parameter", "malformed percent-encoding in the query").labelled(Self.label))
-        }
-        var parameters: [String: String] = [:]
-        for (name, value) in items where parameters[name] == nil { parameters[name] = value }
         let request: PublishRequest
         do throws(CatalogError) {
-            request = try PublishRequest(parameters: parameters)
+            request = try PublishRequest(parameters: try Self.parameters(head))
         } catch {
             return .respond(Self.errorResponse(error))
         }
         // Everything decidable from the head is answered before a byte of the body is read.
-        let served = catalog.served.snapshot.catalog
-        if let id = request.id, served.release(id: id) != nil {
+        if let id = request.id, catalog.served.snapshot.catalog.release(id: id) != nil {
             return .respond(Response.error(409, "id_in_use", "release id \(id) is already in the catalog").labelled(Self.label))
         }
-        if let other = request.conflictingGuard(in: served) {
+        if let other = request.conflictingGuard(in: catalog.served.snapshot.catalog) {
             return .respond(Self.errorResponse(.experimentRunning(other)))
         }
-        do throws(CatalogError) { try store.checkBaseURL(served) } catch { return .respond(Self.errorResponse(error)) }
+        return upload(head, exchange) { [self] (upload) throws(CatalogError) in
+            let release = try store.publish(upload, request)
+            metrics.recordPublish()
+            return release
+        }
+    }
+
+    /// `POST /admin/models/ID/variants?name=&requires=&ext=` (SPEC §3.1): streamed like publish.
+    private func addVariant(_ id: String, _ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+        let request: VariantRequest
+        do throws(CatalogError) {
+            request = try VariantRequest(parameters: try Self.parameters(head))
+        } catch {
+            return .respond(Self.errorResponse(error))
+        }
+        guard let release = catalog.served.snapshot.catalog.release(id: id) else {
+            return .respond(Response.error(404, "not_found", "no release \(id)").labelled(Self.label))
+        }
+        if release.state == .retired {
+            return .respond(Response.error(409, "retired", "release \(release.id) is retired and cannot change").labelled(Self.label))
+        }
+        if release.liveVariant(named: request.name) != nil {
+            return .respond(Response.error(409, "id_in_use", "name: release \(release.id) already has a variant named \(request.name)").labelled(Self.label))
+        }
+        return upload(head, exchange) { [store] (upload) throws(CatalogError) in try store.addVariant(upload, to: id, request) }
+    }
+
+    /// The upload path publish and variants share: 413 and a bad digest header answered from the
+    /// head, the body streamed to models/.tmp (hashed on the fly), then `commit` on the
+    /// blocking-work thread → 201 with the release and `Location`; nothing kept on failure.
+    private func upload(
+        _ head: RequestHead, _ exchange: Exchange,
+        commit: @escaping @Sendable (FinishedUpload) throws(CatalogError) -> Versioned<Release>
+    ) -> HeadDecision {
+        do throws(CatalogError) { try store.checkBaseURL(catalog.served.snapshot.catalog) } catch { return .respond(Self.errorResponse(error)) }
         if case .length(let n) = head.body, n > maxUploadBytes {
             return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))").labelled(Self.label))
         }
@@ -148,11 +188,10 @@ struct AdminResponder: Sendable {
             case .failure(let e): exchange.complete(Self.errorResponse(e))
             case .success(let upload):
                 do throws(CatalogError) {
-                    let release = try store.publish(upload, request)
+                    let release = try commit(upload)
                     watcher.reloadNow()
-                    metrics.recordPublish()
                     var r = json(201, release.adminJSON())
-                    r.headers.append("Location", Self.collection + "/" + release.id)
+                    r.headers.append("Location", Self.collection + "/" + release.value.id)
                     exchange.complete(r)
                 } catch {
                     exchange.complete(Self.errorResponse(error))
@@ -166,11 +205,29 @@ struct AdminResponder: Sendable {
         return .streamBody(sink)
     }
 
+    /// The query as a dictionary (first occurrence wins).
+    private static func parameters(_ head: RequestHead) throws(CatalogError) -> [String: String] {
+        guard let items = head.queryItems() else { throw CatalogError(.invalidParameter, "malformed percent-encoding in the query") }
+        var parameters: [String: String] = [:]
+        for (name, value) in items where parameters[name] == nil { parameters[name] = value }
+        return parameters
+    }
+
     private func patch(_ id: String, _ exchange: Exchange) -> HeadDecision {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
-                mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.patch(id: id, p) }(id)
+                if p.isEmpty {
+                    // `{}` changes nothing: the checks of any PATCH (404, 409 `retired`) run on a
+                    // copy of the served catalog, and catalog.json is not rewritten.
+                    let served = catalog.served.snapshot
+                    var copy = served.catalog
+                    let release = try copy.apply(p, to: id, now: .now())
+                    exchange.complete(json(200, release.adminJSON(publicBaseURL: served.publicBaseURL,
+                                                                  catalogVersion: served.catalog.catalogVersion)))
+                } else {
+                    mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.patch(id: id, p) }(id)
+                }
             } catch {
                 exchange.complete(Self.errorResponse(error))
             }

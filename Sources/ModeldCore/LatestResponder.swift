@@ -16,25 +16,59 @@ struct LatestResponder: Sendable {
         var sdkText: String
         var channel: String
         var clientID: String?
+        var device: DeviceAttributes
 
         static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
-            guard let text = head.queryItem("sdk"), let sdk = SDKVersion(text) else {
+            let item = lookup(head)
+            guard let text = item("sdk"), let sdk = SDKVersion(text) else {
                 return .failure(HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999"))
             }
-            let channel = head.queryItem("channel") ?? Release.defaultChannel
+            return optionalParameters(item).map {
+                Query(sdk: sdk, sdkText: text, channel: $0.channel, clientID: $0.clientID, device: $0.device)
+            }
+        }
+
+        /// `channel`, `client_id` and the device attributes are checked in every form of the
+        /// route, the derived file's included: a malformed parameter is a client bug whether or
+        /// not it changes the answer.
+        static func invalidParameter(_ head: RequestHead) -> HTTPError? {
+            if case .failure(let e) = optionalParameters(lookup(head)) { return e }
+            return nil
+        }
+
+        /// One pass over the query for every parameter (first occurrence wins, as with
+        /// queryItem); a malformed escape anywhere falls back to per-name lookups, so a bad
+        /// unrelated item still changes nothing.
+        private static func lookup(_ head: RequestHead) -> (String) -> String? {
+            let items = head.queryItems()
+            return { name in
+                guard let items else { return head.queryItem(name) }
+                return items.first { $0.name == name }?.value
+            }
+        }
+
+        private static func optionalParameters(
+            _ item: (String) -> String?
+        ) -> Result<(channel: String, clientID: String?, device: DeviceAttributes), HTTPError> {
+            let channel = item("channel") ?? Release.defaultChannel
             guard (try? Release.validateChannel(channel)) != nil else {
                 return .failure(HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}"))
             }
-            let clientID = head.queryItem("client_id")
+            let clientID = item("client_id")
             if let clientID, !ClientID.isValid(clientID) {
                 return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
             }
-            return .success(Query(sdk: sdk, sdkText: text, channel: channel, clientID: clientID))
+            do throws(CatalogError) {
+                return .success((channel, clientID, try DeviceAttributes(query: item)))
+            } catch {
+                return .failure(HTTPError(400, "invalid_parameter", "\(error.parameter ?? "query"): \(error.message)"))
+            }
         }
     }
 
     func respond(_ head: RequestHead) -> Response {
         if head.path == "/latest_model_details.json" && head.queryItem("sdk") == nil {
+            if let e = Query.invalidParameter(head) { return Response.error(e).labelled(RequestLabel(route: .latest)) }
             // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
             return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
         }
@@ -59,8 +93,8 @@ struct LatestResponder: Sendable {
     /// `answer` plus the catalog version it was selected from (what a POST signature names).
     func answerWithVersion(_ q: Query) -> (body: ServedCatalog.LatestBody, privately: Bool, catalog: Int64)? {
         let served = catalog.served
-        guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID),
-              let body = served.latestBodies[a.release.id] else { return nil }
+        guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID, device: q.device),
+              let body = served.latestBodies[a.documentKey] else { return nil }
         return (body, a.dependsOnClientID, served.catalogVersion)
     }
 

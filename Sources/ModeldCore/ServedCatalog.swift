@@ -27,7 +27,7 @@ final class ServedCatalog: Sendable {
     }
 
     let snapshot: CatalogSnapshot
-    let latestBodies: [String: LatestBody]      // release id → bodies
+    let latestBodies: [String: LatestBody]      // CatalogSnapshot.documentKey → bodies
     let details: LatestBody                     // /latest_model_details.json without sdk
     let files: [String: ModelFile]              // "<id>.<ext>" → file
 
@@ -39,15 +39,23 @@ final class ServedCatalog: Sendable {
         snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: base)
         var bodies: [String: LatestBody] = [:]
         var files: [String: ModelFile] = [:]
-        for release in catalog.releases where release.fileDeletedAt == nil {
-            if release.state == .active {
-                var body = Self.prepare(release.documentJSON(publicBaseURL: base))
-                body.stamp = signing?.stamp(body.identity, catalog: catalog.catalogVersion)
-                bodies[release.id] = body
-            }
+        // One signed body per possible answer: each release and each of its live variants.
+        for (key, document) in snapshot.documents {
+            var body = Self.prepare(document)
+            body.stamp = signing?.stamp(body.identity, catalog: catalog.catalogVersion)
+            bodies[key] = body
+        }
+        for release in catalog.releases {
             // A file that cannot be opened (deleted by hand, not yet replicated) is simply not served.
-            if let open = OpenFile.open(path: store.path(of: release)) {
-                files[release.file] = ModelFile(release: release, file: open, representation: Self.representation(of: release))
+            if release.fileDeletedAt == nil, let open = OpenFile.open(path: store.path(of: release)) {
+                files[release.file] = ModelFile(release: release, file: open, representation: Self.representation(
+                    size: release.size, sha256: release.sha256, publishedAt: release.publishedAt, contentType: release.contentType))
+            }
+            // Variant files: served in any state until collected, like the release's own (SPEC §3.1).
+            for v in release.variants where v.fileDeletedAt == nil {
+                guard let open = OpenFile.open(path: store.directory + "/" + v.file) else { continue }
+                files[v.file] = ModelFile(release: release, file: open, representation: Self.representation(
+                    size: v.size, sha256: v.sha256, publishedAt: v.addedAt, contentType: v.contentType))
             }
         }
         latestBodies = bodies
@@ -97,15 +105,15 @@ final class ServedCatalog: Sendable {
     }
 
     /// Model files never change: a year of immutable caching, the digest as ETag and Repr-Digest.
-    private static func representation(of release: Release) -> Representation {
+    private static func representation(size: Int64, sha256: String, publishedAt: Timestamp, contentType: String) -> Representation {
         Representation(
-            size: release.size,
-            etag: "\"\(release.sha256)\"",
-            lastModified: release.publishedAt.millisecondsSinceEpoch / 1000,
-            contentType: release.contentType,
+            size: size,
+            etag: "\"\(sha256)\"",
+            lastModified: publishedAt.millisecondsSinceEpoch / 1000,
+            contentType: contentType,
             headers: [
                 ("Cache-Control", "public, max-age=31536000, immutable"),
-                ("Repr-Digest", "sha-256=:\(base64(hexToBytes(release.sha256))):"),
+                ("Repr-Digest", "sha-256=:\(base64(hexToBytes(sha256))):"),
             ])
     }
 

@@ -13,7 +13,9 @@ struct CostRolloutCommand: ParsableCommand {
         discussion: """
         Each install inside the rollout downloads the release once this month; the download count \
         rounds up (1 % of 150 installs is 2). Update checks are not included: price them with \
-        `cost estimate --installs --polls-per-day`.
+        `cost estimate --installs --polls-per-day`. For a release with device-class variants, \
+        --mix VARIANT=SHARE (repeatable, or comma-separated) says which share of installs gets \
+        each variant's file; the rest get the release's own file.
         """
     )
 
@@ -23,6 +25,8 @@ struct CostRolloutCommand: ParsableCommand {
     var installs: String?
     @Option(help: "Read the release from this models directory's catalog.json instead of the server.")
     var modelsDir: String?
+    @Option(help: ArgumentHelp("Device mix: share of installs getting a variant, e.g. 8gb=0.3.", valueName: "VARIANT=SHARE"))
+    var mix: [String] = []
     @OptionGroup var pricing: PricingOptions
     @Option(help: "table, json or csv (--json = --format json).")
     var format = "table"
@@ -36,6 +40,10 @@ struct CostRolloutCommand: ParsableCommand {
         let rolloutPercent: Int
         let state: String
         let label: String
+        /// Live variants' sizes by name (SPEC §3.1).
+        var variantSizes: [String: Int64] = [:]
+        /// `size` is the mean over a `--mix`, not one file's.
+        var isMixMean = false
     }
 
     func run() throws {
@@ -45,9 +53,14 @@ struct CostRolloutCommand: ParsableCommand {
             let installCount = try count(installs, "--installs")
             let unit = try pricing.unit()
             let providers = try pricing.providers()
-            let release = try fetch()
+            let deviceMix: DeviceMix
+            do throws(EstimateError) { deviceMix = try DeviceMix(parsing: mix) } catch { throw CLIFailure(error.message, exitCode: 2) }
+            var release = try fetch()
             let estimate: Estimate
             do {
+                release = Subject(id: release.id, size: try deviceMix.meanSize(defaultSize: release.size, variantSizes: release.variantSizes),
+                                  rolloutPercent: release.rolloutPercent, state: release.state, label: release.label,
+                                  isMixMean: !deviceMix.shares.isEmpty)
                 estimate = try Estimator.rollout(
                     sizeBytes: release.size, installs: installCount, rolloutPercent: release.rolloutPercent,
                     providers: providers, freeTier: pricing.freeTier, gbUnit: unit)
@@ -74,7 +87,9 @@ struct CostRolloutCommand: ParsableCommand {
             guard let r = catalog.release(id: id.lowercased()) ?? catalog.release(id: id) else {
                 throw CLIFailure("no release \(id) in \(store.catalogPath)")
             }
-            return Subject(id: r.id, size: r.size, rolloutPercent: r.rolloutPercent, state: r.state.rawValue, label: r.label)
+            var sizes: [String: Int64] = [:]
+            for v in r.variants where v.isLive { sizes[v.name] = v.size }
+            return Subject(id: r.id, size: r.size, rolloutPercent: r.rolloutPercent, state: r.state.rawValue, label: r.label, variantSizes: sizes)
         }
         let body = try global.adminAPI().release(id)
         let decoder = JSONDecoder()
@@ -85,13 +100,15 @@ struct CostRolloutCommand: ParsableCommand {
         guard let size = doc.size, let percent = doc.rolloutPercent else {
             throw CLIFailure("the server's release \(id) has no size or rollout_percent")
         }
-        return Subject(id: doc.id, size: size, rolloutPercent: percent, state: doc.state ?? "", label: doc.label ?? "")
+        var sizes: [String: Int64] = [:]
+        for v in doc.variants ?? [] where v.removedAt == nil { sizes[v.name] = v.size }
+        return Subject(id: doc.id, size: size, rolloutPercent: percent, state: doc.state ?? "", label: doc.label ?? "", variantSizes: sizes)
     }
 
     static func header(_ e: Estimate, release r: Subject, installs: Int64) -> String {
         var line = "Release \(r.id)"
         if !r.label.isEmpty { line += " (\(r.label))" }
-        line += ": \(grouped(r.size)) bytes, rollout \(r.rolloutPercent)%"
+        line += ": \(grouped(r.size)) bytes\(r.isMixMean ? " per download (device mix)" : ""), rollout \(r.rolloutPercent)%"
         if !r.state.isEmpty, r.state != "active" { line += ", \(r.state)" }
         line += " of \(grouped(installs)) installs = \(grouped(e.inputs.downloads)) downloads\n"
         return line

@@ -17,10 +17,12 @@ struct Modelctl: ParsableCommand {
             HealthCommand.self,
             VerifyCommand.self,
             CatalogCommand.self,
+            VariantCommand.self,
             KeysCommand.self,
             SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
+            MirrorCommand.self,
         ]
     )
 }

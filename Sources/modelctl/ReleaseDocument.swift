@@ -22,6 +22,9 @@ struct ReleaseDocument: Decodable {
     let catalogVersion: Int64?
     /// A challenger's guard (SPEC §11.1), summarised on one line.
     let `guard`: GuardSummary?
+    /// The variant a /latest document answers with (SPEC §3.1).
+    let variant: String?
+    let variants: [VariantDocument]?
 
     /// JSON names and values in a fixed reading order; absent and empty fields are left out.
     var fields: [(String, String)] {
@@ -32,8 +35,8 @@ struct ReleaseDocument: Decodable {
             ("rollout_percent", rolloutPercent.map(String.init)), ("state", state), ("label", label),
             ("content_type", contentType), ("published_at", publishedAt), ("retired_at", retiredAt),
             ("file_deleted_at", fileDeletedAt), ("catalog_version", catalogVersion.map(String.init)),
-            ("guard", `guard`?.text),
-        ]
+            ("variant", variant), ("guard", `guard`?.text),
+        ] + (variants ?? []).map { ("variant " + $0.name, $0.summary) }
         return all.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : (name, $0) } }
     }
 
@@ -68,5 +71,35 @@ struct GuardSummary: Decodable {
             stageStartedAt.map { "stage since " + $0 },
         ]
         return parts.compactMap { $0 }.joined(separator: ", ")
+    }
+}
+
+/// One entry of a release's `variants` (SPEC §3.1), shown by `modelctl show` as one line.
+struct VariantDocument: Decodable {
+    struct Requires: Decodable {
+        let platform: [String]?
+        let minOs: String?
+        let minRamMb: Int?
+        let devicePrefix: [String]?
+    }
+
+    let name: String
+    let file: String
+    let size: Int64
+    let requires: Requires
+    let removedAt: String?
+    let fileDeletedAt: String?
+
+    /// `<file> <size> requires k=v,…` in the `--requires` syntax, then its removal state.
+    var summary: String {
+        let r = requires
+        let conditions = [
+            r.platform.map { "platform=" + $0.joined(separator: "|") }, r.minOs.map { "min_os=" + $0 },
+            r.minRamMb.map { "min_ram_mb=\($0)" }, r.devicePrefix.map { "device_prefix=" + $0.joined(separator: "|") },
+        ].compactMap { $0 }
+        var text = "\(file) \(size.byteCountText) requires " + (conditions.isEmpty ? "nothing" : conditions.joined(separator: ","))
+        if let removedAt { text += " (removed \(removedAt))" }
+        if let fileDeletedAt { text += " (file deleted \(fileDeletedAt))" }
+        return text
     }
 }

@@ -15,25 +15,39 @@ struct VerifyCatalog {
         var report = VerifyReport(directory: store.directory)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        for release in try catalog().releases {
-            guard release.fileDeletedAt == nil else { report.skipped += 1; continue }
+        let (files, deleted) = Self.files(of: try catalog())
+        report.skipped = deleted
+        for file in files {
             report.checked += 1
-            if let problem = check(release, buffer) { report.problems.append(problem) } else { report.bytes += release.size }
+            if let problem = check(file, buffer) { report.problems.append(problem) } else { report.bytes += file.size }
         }
         if !report.problems.isEmpty {
             // Garbage collection may have deleted a file (and marked it) while we were reading.
-            let now = try catalog()
-            report.problems.removeAll { now.release(id: $0.release.id)?.fileDeletedAt != nil }
+            let present = Set(Self.files(of: try catalog()).present.map(\.file))
+            report.problems.removeAll { !present.contains($0.release.file) }
         }
         return report
+    }
+
+    /// Every file the catalog says is on disk (releases' and variants'), and how many it marks deleted.
+    static func files(of catalog: Catalog) -> (present: [VerifyReport.CheckedFile], deleted: Int) {
+        var present: [VerifyReport.CheckedFile] = []
+        var deleted = 0
+        for r in catalog.releases {
+            if r.fileDeletedAt == nil { present.append(.init(id: r.id, file: r.file, size: r.size, sha256: r.sha256)) } else { deleted += 1 }
+            for v in r.variants {
+                if v.fileDeletedAt == nil { present.append(.init(id: r.id, file: v.file, size: v.size, sha256: v.sha256)) } else { deleted += 1 }
+            }
+        }
+        return (present, deleted)
     }
 
     private func catalog() throws(CLIFailure) -> Catalog {
         do throws(CatalogError) { return try store.load() } catch { throw CLIFailure("\(store.catalogPath): \(error.message)") }
     }
 
-    private func check(_ release: Release, _ buffer: UnsafeMutableRawBufferPointer) -> VerifyReport.Problem? {
-        let path = store.path(of: release)
+    private func check(_ release: VerifyReport.CheckedFile, _ buffer: UnsafeMutableRawBufferPointer) -> VerifyReport.Problem? {
+        let path = store.directory + "/" + release.file
         let source: PublishFileSource
         do throws(CLIFailure) {
             source = try PublishFileSource(path: path)

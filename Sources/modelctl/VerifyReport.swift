@@ -3,9 +3,17 @@ import ModelCatalog
 
 /// The outcome of re-hashing a models directory against its catalog (`modelctl verify`).
 struct VerifyReport {
+    /// One file the catalog names: a release's own or one of its variants' (SPEC §3.1).
+    struct CheckedFile {
+        let id: String        // the release's
+        let file: String
+        let size: Int64
+        let sha256: String
+    }
+
     struct Problem {
         enum Kind: String { case missing, unreadable, sizeMismatch = "size_mismatch", sha256Mismatch = "sha256_mismatch" }
-        let release: Release
+        let release: CheckedFile
         let kind: Kind
         var actualSize: Int64?
         var actualSHA256: String?

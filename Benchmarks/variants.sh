@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# /latest with device parameters vs without (issue #14: >= 0.95x), side by side on one server.
+# Not a test: prints figures, which need a quiet machine. Same release, same server; the two
+# URLs are measured in alternating rounds (ROUNDS × DURATION each) so drift hits both alike.
+#   ROUNDS=3 DURATION=10s CONNECTIONS=64 THREADS=2 Benchmarks/variants.sh
+#   BIN=.build/debug ROUNDS=1 DURATION=1s Benchmarks/variants.sh   # smoke run on a built tree
+# Scratch lives in $SCRATCH (default /tmp/modeld-bench-variants), never in the repository.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+SCRATCH=${SCRATCH:-/tmp/modeld-bench-variants}
+PORT=${PORT:-18871}
+ROUNDS=${ROUNDS:-3}; DURATION=${DURATION:-10s}; CONNECTIONS=${CONNECTIONS:-64}; THREADS=${THREADS:-2}
+bash scripts/install-deps.sh wrk curl >/dev/null
+
+if [[ -z "${BIN:-}" ]]; then
+  swift build -c release --static-swift-stdlib --product modeld >/dev/null
+  swift build -c release --static-swift-stdlib --product modelctl >/dev/null
+  BIN=$(swift build -c release --static-swift-stdlib --show-bin-path)
+fi
+
+rm -rf "$SCRATCH"; mkdir -p "$SCRATCH/models" "$SCRATCH/data"
+for n in base 8b 3b 1b; do head -c 65536 /dev/urandom >"$SCRATCH/$n.gguf"; done
+MODELD_ADMIN_TOKEN=bench MODELD_ACCESS_LOG=off "$BIN/modeld" --listen 127.0.0.1:$PORT \
+  --models-dir "$SCRATCH/models" --data-dir "$SCRATCH/data" --public-base-url http://127.0.0.1:$PORT \
+  --instance-id bench-variants >"$SCRATCH/modeld.log" 2>&1 &
+pid=$!
+trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+
+ctl() { MODELD_ADMIN_TOKEN=bench "$BIN/modelctl" "$@" --server "http://127.0.0.1:$PORT"; }
+id=$(ctl publish "$SCRATCH/base.gguf" --sdk-min 1.0 --json | python3 -c 'import json,sys;print(json.load(sys.stdin)["id"])')
+ctl variant add "$id" "$SCRATCH/8b.gguf" --name 8gb --requires 'platform=ios|ipados,min_os=17.0,min_ram_mb=7000' >/dev/null
+ctl variant add "$id" "$SCRATCH/3b.gguf" --name 6gb --requires 'min_ram_mb=5500' >/dev/null
+ctl variant add "$id" "$SCRATCH/1b.gguf" --name tablet --requires 'device_prefix=iPad' >/dev/null
+
+plain="http://127.0.0.1:$PORT/latest?sdk=1.0"
+# Worst realistic case for the variant path: all four attributes, the first variant matching.
+device="$plain&platform=ios&os=17.4&ram_mb=7680&device=iPhone16,2"
+curl -fs "$device" | grep -q '"variant":"8gb"' || { echo "device URL does not answer the 8gb variant" >&2; exit 1; }
+curl -fs "$plain" | grep -qv '"variant"' || { echo "plain URL answers a variant" >&2; exit 1; }
+
+rps() { wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" "$1" | awk '/^Requests\/sec:/{print $2}'; }
+sum_plain=0; sum_device=0
+for round in $(seq 1 "$ROUNDS"); do
+  a=$(rps "$plain"); b=$(rps "$device")
+  printf 'round %d: without device parameters %10.0f req/s   with %10.0f req/s\n' "$round" "$a" "$b"
+  sum_plain=$(python3 -c "print($sum_plain + $a)"); sum_device=$(python3 -c "print($sum_device + $b)")
+done
+python3 -c "p=$sum_plain/$ROUNDS; d=$sum_device/$ROUNDS; print(f'mean: without {p:.0f} req/s, with {d:.0f} req/s -> {d/p:.3f}x (target >= 0.95x)')"

@@ -1,0 +1,72 @@
+/// A device-class file of a release (SPEC §3.1): its own immutable UUID file, answered instead
+/// of the release's when its requirements hold. A removed variant stays listed (with
+/// `removed_at`) until garbage collection deletes its file, so downloads in progress finish and
+/// GC knows what to delete (docs/decisions/variants.md).
+public struct Variant: Hashable, Sendable {
+    public let name: String
+    /// The file's own random v4 UUID (never the release's id).
+    public let fileID: String
+    public let ext: String
+    public let sha256: String
+    public let size: Int64
+    public let requires: VariantRequirements
+    public let addedAt: Timestamp
+    public internal(set) var removedAt: Timestamp?
+    public internal(set) var fileDeletedAt: Timestamp?
+
+    public var file: String { "\(fileID).\(ext)" }
+    public var contentType: String { Release.defaultContentType(forExt: ext) }
+    /// Answered by update checks: not removed.
+    public var isLive: Bool { removedAt == nil }
+
+    public init(
+        name: String, fileID: String, ext: String, sha256: String, size: Int64, requires: VariantRequirements,
+        addedAt: Timestamp, removedAt: Timestamp? = nil, fileDeletedAt: Timestamp? = nil
+    ) throws(CatalogError) {
+        try Variant.validateName(name)
+        try Release.validateID(fileID)
+        try Release.validateExt(ext)
+        guard Release.isLowerHex(sha256, count: 64) else { throw .invalid("sha256", "must be 64 lowercase hex digits") }
+        guard size >= 0 else { throw .invalid("size", "must not be negative") }
+        self.name = name
+        self.fileID = fileID
+        self.ext = ext
+        self.sha256 = sha256
+        self.size = size
+        self.requires = requires
+        self.addedAt = addedAt
+        self.removedAt = removedAt
+        self.fileDeletedAt = fileDeletedAt
+    }
+
+    public static func validateName(_ name: String) throws(CatalogError) {
+        guard Release.isName(name) else { throw .invalid("name", "must match [a-z0-9_-]{1,32}") }
+    }
+
+    func write(to w: inout JSONWriter, publicBaseURL: String?) {
+        w.beginObject()
+        if let publicBaseURL { w.field("url", Release.url(publicBaseURL: publicBaseURL, file: file)) }
+        w.field("name", name)
+        w.field("file", file)
+        w.field("sha256", sha256)
+        w.field("size", size)
+        w.key("requires")
+        requires.write(to: &w)
+        w.field("added_at", addedAt.rfc3339)
+        if let removedAt { w.field("removed_at", removedAt.rfc3339) }
+        if let fileDeletedAt { w.field("file_deleted_at", fileDeletedAt.rfc3339) }
+        w.endObject()
+    }
+}
+
+extension Release {
+    /// The first live variant whose every condition holds for `device` (SPEC §3.1), nil = the
+    /// release's own file.
+    public func variant(for device: DeviceAttributes) -> Variant? {
+        variants.first { $0.isLive && $0.requires.matches(device) }
+    }
+
+    public func liveVariant(named name: String) -> Variant? {
+        variants.first { $0.isLive && $0.name == name }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX file operations the cache needs to survive a crash at any instant (SPEC §2's
+/// rule: temp file, fsync, rename, fsync the directory).
+enum DiskIO {
+    /// Replaces `url` with `data` atomically and durably.
+    static func atomicWrite(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        let temp = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ModeldClientError.io("cannot create \(temp.path): \(errorText())") }
+        do {
+            try writeAll(fd, data, path: temp.path)
+            guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(temp.path): \(errorText())") }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(temp.path)
+            throw error
+        }
+        do { try moveDurably(temp, to: url) } catch {
+            unlink(temp.path)
+            throw error
+        }
+    }
+
+    /// Renames `from` over `to` and makes the change durable.
+    static func moveDurably(_ from: URL, to: URL) throws {
+        guard rename(from.path, to.path) == 0 else {
+            throw ModeldClientError.io("rename \(from.path) → \(to.path): \(errorText())")
+        }
+        try fsyncDirectory(to.deletingLastPathComponent())
+    }
+
+    static func fsyncDirectory(_ url: URL) throws {
+        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(url.path): \(errorText())") }
+    }
+
+    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { throw ModeldClientError.io("write \(path): \(errorText())") }
+                offset += n
+            }
+        }
+    }
+
+    /// Appends one line and makes it durable before returning. A torn last line (a crash during
+    /// an append that never returned) is ended first, so it cannot swallow this one.
+    static func appendLineDurably(_ data: Data, to url: URL) throws {
+        let fd = open(url.path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
+        defer { close(fd) }
+        var info = stat()
+        var last: UInt8 = 0x0A
+        if fstat(fd, &info) == 0, info.st_size > 0, pread(fd, &last, 1, info.st_size - 1) != 1 {
+            throw ModeldClientError.io("read \(url.path): \(errorText())")
+        }
+        try writeAll(fd, last == 0x0A ? data : Data([0x0A]) + data, path: url.path)
+        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(url.path): \(errorText())") }
+    }
+
+    /// Bytes an unprivileged process may still write on the file system holding `url`.
+    static func availableBytes(at url: URL) throws -> Int64 {
+        var info = statvfs()
+        guard statvfs(url.path, &info) == 0 else { throw ModeldClientError.io("statvfs \(url.path): \(errorText())") }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Takes an exclusive advisory lock on `url` for the life of the process (the returned fd);
+    /// nil when another process holds it.
+    static func lockExclusively(_ url: URL) throws -> Int32? {
+        let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
+    static func closeFile(_ fd: Int32) { _ = close(fd) }
+
+    static func errorText() -> String { String(cString: strerror(errno)) }
+}

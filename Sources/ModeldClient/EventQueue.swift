@@ -1,0 +1,149 @@
+import Foundation
+
+/// The durable outcome-event queue (SPEC §13).
+///
+/// `record` appends a line to `events/queue.jsonl` and fsyncs it. Sending first *seals* the
+/// queue: one rename turns it into `events/<seq>_<batch_id>.jsonl`, so the batch id is on disk
+/// before the batch is ever sent and every retry reuses it (the server dedups by
+/// `(client_id, batch_id)`). Splitting names children `<batch_id>-<n>` deterministically, so a
+/// crash mid-split re-creates the same ids. Quarantined batches go to `events/quarantine/`.
+struct EventQueue {
+    static let maxEvents = 1000
+    static let maxBytes = 512 << 10
+
+    struct Batch: Equatable {
+        let file: URL
+        let batchID: String
+        let lines: [Data]
+    }
+
+    let directory: URL
+    private var queueURL: URL { directory.appendingPathComponent("queue.jsonl") }
+    private var quarantine: URL { directory.appendingPathComponent("quarantine") }
+
+    func record(_ event: OutcomeEvent) throws {
+        try event.validate()
+        var line = try event.jsonLine()
+        line.append(0x0A)
+        try DiskIO.appendLineDurably(line, to: queueURL)
+    }
+
+    /// Batches waiting to be sent, oldest first (after sealing what `record` queued).
+    func pending() throws -> [Batch] {
+        try seal()
+        return try batchFiles().compactMap(load)
+    }
+
+    /// Events recorded or sealed and not yet acknowledged.
+    func pendingEventCount() -> Int {
+        let queued = (try? Data(contentsOf: queueURL)).map(Self.lines)?.count ?? 0
+        let sealed = ((try? batchFiles()) ?? []).compactMap { try? load($0) }.reduce(0) { $0 + $1.lines.count }
+        return queued + sealed
+    }
+
+    /// The server stored the batch (or had it already): forget it.
+    func acknowledge(_ batch: Batch) throws {
+        try FileManager.default.removeItem(at: batch.file)
+        try DiskIO.fsyncDirectory(directory)
+    }
+
+    /// The server refused the batch as invalid: keep it aside so later batches still go out.
+    func quarantine(_ batch: Batch) throws {
+        try FileManager.default.createDirectory(at: quarantine, withIntermediateDirectories: true)
+        try DiskIO.moveDurably(batch.file, to: quarantine.appendingPathComponent(batch.file.lastPathComponent))
+    }
+
+    /// The server found the batch too large (413): replace it by two halves. A single event
+    /// that is too large is quarantined.
+    func split(_ batch: Batch) throws {
+        guard batch.lines.count > 1 else { return try quarantine(batch) }
+        let half = batch.lines.count / 2
+        try replace(batch, with: [Array(batch.lines[..<half]), Array(batch.lines[half...])])
+    }
+
+    /// The request body of `POST /latest` or `POST /events` for `batch`.
+    static func body(_ batch: Batch, clientID: String) -> Data {
+        var body = Data("{\"batch_id\":\"\(batch.batchID)\",\"client_id\":".utf8)
+        body.append(try! JSONSerialization.data(withJSONObject: clientID, options: [.fragmentsAllowed]))
+        body.append(Data(",\"events\":[".utf8))
+        for (i, line) in batch.lines.enumerated() {
+            if i > 0 { body.append(0x2C) }
+            body.append(line)
+        }
+        body.append(Data("]}".utf8))
+        return body
+    }
+
+    // MARK: sealing and files
+
+    private func seal() throws {
+        guard let data = try? Data(contentsOf: queueURL), !Self.lines(data).isEmpty else { return }
+        let sealed = directory.appendingPathComponent(String(format: "%016llx", UInt64(Date().timeIntervalSince1970 * 1e6))
+                                                      + "_\(UUID().uuidString.lowercased()).jsonl")
+        try DiskIO.moveDurably(queueURL, to: sealed)
+        if let batch = try load(sealed), batch.lines.count > Self.maxEvents || data.count > Self.maxBytes {
+            try replace(batch, with: Self.chunks(batch.lines))
+        }
+    }
+
+    /// Writes the children first, then removes the parent: a crash in between leaves children
+    /// with the same deterministic names, re-made identically next time.
+    private func replace(_ batch: Batch, with parts: [[Data]]) throws {
+        let prefix = batch.file.lastPathComponent.prefix { $0 != "_" }
+        for (n, lines) in parts.enumerated() {
+            var data = Data()
+            for line in lines { data.append(line); data.append(0x0A) }
+            let name = "\(prefix)_\(batch.batchID)-\(String(format: "%03d", n)).jsonl"
+            try DiskIO.atomicWrite(data, to: directory.appendingPathComponent(name))
+        }
+        try FileManager.default.removeItem(at: batch.file)
+        try DiskIO.fsyncDirectory(directory)
+    }
+
+    private static func chunks(_ lines: [Data]) -> [[Data]] {
+        var parts: [[Data]] = [[]]
+        var bytes = 0
+        for line in lines {
+            if parts[parts.count - 1].count == maxEvents || (bytes + line.count > maxBytes && !parts[parts.count - 1].isEmpty) {
+                parts.append([])
+                bytes = 0
+            }
+            parts[parts.count - 1].append(line)
+            bytes += line.count + 1
+        }
+        return parts
+    }
+
+    private func batchFiles() throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".jsonl") && $0.contains("_") && !$0.hasPrefix(".") }
+            .sorted()
+            .map { directory.appendingPathComponent($0) }
+    }
+
+    private func load(_ file: URL) throws -> Batch? {
+        let name = file.deletingPathExtension().lastPathComponent
+        guard let underscore = name.firstIndex(of: "_") else { return nil }
+        // A torn line (a crash mid-append, never acknowledged to the app) is not an event: drop it
+        // rather than let the server refuse the whole batch.
+        let lines = Self.lines(try Data(contentsOf: file)).filter {
+            (try? JSONSerialization.jsonObject(with: $0)) is [String: Any]
+        }
+        guard !lines.isEmpty else {
+            try? FileManager.default.removeItem(at: file)
+            return nil
+        }
+        return Batch(file: file, batchID: String(name[name.index(after: underscore)...]), lines: lines)
+    }
+
+    /// The newline-terminated lines (an unterminated tail is still being written or torn).
+    static func lines(_ data: Data) -> [Data] {
+        var result: [Data] = []
+        var start = data.startIndex
+        for i in data.indices where data[i] == 0x0A {
+            if i > start { result.append(data[start..<i]) }
+            start = i + 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import ModeldSigning
+
+/// An update-check answer exactly as received, for signature verification (SPEC §12): the
+/// signature headers and the identity (un-gzipped) body.
+struct SignedAnswer: Sendable {
+    var paramsHeader: String?
+    var signatureHeader: String?
+    var body: [UInt8]
+}
+
+/// The static pointer `latest_model_details.sig.json` once verified: which snapshot to fetch.
+struct StaticPointer: Sendable {
+    var catalog: Int64
+    var file: String
+    var size: Int
+    var sha256: String
+
+    init(_ pointer: SignedPointer) {
+        catalog = pointer.catalog
+        file = pointer.file
+        size = pointer.size
+        sha256 = pointer.sha256
+    }
+}
+
+/// The seam between the client and the signature code: verifies a dynamic answer or a static
+/// pointer and returns the catalog version it vouches for (nil when the answer was accepted
+/// unsigned). Expiry is the verifier's job; the catalog ratchet is the client's.
+protocol MetadataVerifier: Sendable {
+    var acceptsUnsigned: Bool { get }
+    func verifyLatest(_ answer: SignedAnswer, now: Date) throws -> Int64?
+    func verifyPointer(_ bytes: [UInt8], now: Date) throws -> StaticPointer
+}
+
+/// No trusted keys: every answer is accepted unsigned (SPEC §13: development only; the CLI says
+/// so on stderr).
+struct UnsignedVerifier: MetadataVerifier {
+    var acceptsUnsigned: Bool { true }
+
+    func verifyLatest(_ answer: SignedAnswer, now: Date) throws -> Int64? { nil }
+
+    func verifyPointer(_ bytes: [UInt8], now: Date) throws -> StaticPointer {
+        StaticPointer(try SignedMetadataVerifier.decode(bytes))
+    }
+}
+
+extension ModeldConfiguration {
+    func makeVerifier() throws -> any MetadataVerifier {
+        trustedKeys.isEmpty ? UnsignedVerifier() : try SignedMetadataVerifier(keys: trustedKeys)
+    }
+}

@@ -1,0 +1,388 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The client side of modeld for apps (SPEC §13): checks for a newer model, downloads it with
+/// resume, verifies it, installs it atomically and keeps a durable queue of outcome events.
+///
+/// One `ModeldClient` owns its cache directory (an exclusive lock: a second process gets
+/// ``ModeldClientError/cacheInUse(_:)``). Concurrent callers of ``check()`` and ``update()``
+/// share one request and one download.
+///
+/// ```swift
+/// let client = try ModeldClient(ModeldConfiguration(
+///     source: .server(URL(string: "https://models.example.com")!), sdkVersion: "2.3",
+///     cacheDirectory: cacheURL, trustedKeys: [try TrustedPublicKey(pubFileContents: pub)]))
+/// let model = try await client.update().active   // nil: use the bundled model
+/// ```
+public actor ModeldClient {
+    public nonisolated let configuration: ModeldConfiguration
+    private let sdk: SDKVersion
+    private let store: CacheStore
+    private let events: EventQueue
+    private let transport = HTTPTransport()
+    private let verifier: any MetadataVerifier
+    private let lock: Int32
+    private var state: CacheState
+    private var checkInFlight: Task<CheckResult, any Error>?
+    private var updateInFlight: Task<UpdateResult, any Error>?
+    private var downloadsInFlight: [String: Task<InstalledModel, any Error>] = [:]
+    /// The server's `Retry-After` of the failure being handled.
+    private var retryAfter: TimeInterval?
+
+    /// Opens (or creates) the cache, and rolls back a model that was launched twice without
+    /// ``markGood(_:)`` (a crash loop).
+    public init(_ configuration: ModeldConfiguration) throws {
+        sdk = try configuration.validate()
+        verifier = try configuration.makeVerifier()
+        self.configuration = configuration
+        store = try CacheStore(root: configuration.cacheDirectory)
+        guard let lock = try DiskIO.lockExclusively(configuration.cacheDirectory.appendingPathComponent("lock")) else {
+            throw ModeldClientError.cacheInUse("another process uses \(configuration.cacheDirectory.path)")
+        }
+        self.lock = lock
+        events = EventQueue(directory: store.events)
+        do {
+            state = try store.loadState(clientID: configuration.clientID)
+            if let active = state.active, !state.activeIsGood, state.activations >= 2 {
+                try Self.rollBack(active, reason: "crash_loop", state: &state, store: store, events: events,
+                                  keepPrevious: configuration.keepPrevious)
+            }
+            // A crash between the install's rename and state.json leaves an unreferenced directory.
+            store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
+        } catch {
+            close(lock)
+            throw error
+        }
+    }
+
+    deinit {
+        transport.invalidate()
+        close(lock)
+    }
+
+    /// The install's identity (configured, or created once and kept in the cache).
+    public var clientID: String { state.clientID }
+
+    /// The model in use, from disk only (nil = the app's bundled base model).
+    public func activeModel() -> InstalledModel? { state.active.flatMap(store.installed) }
+
+    /// The highest catalog version a verified answer carried.
+    public var highestCatalog: Int64? { state.highestCatalog }
+
+    /// When the app should call ``update()`` next: after a back-off, or the jittered poll interval.
+    public func nextCheckDate() -> Date {
+        state.notBefore ?? Date().addingTimeInterval(Backoff.nextPoll(interval: configuration.pollInterval) { .random(in: $0) })
+    }
+
+    // MARK: Checking and updating
+
+    /// Asks the server (or static host) for the release this install should run and verifies
+    /// the answer. Queued events ride along (`POST /latest`); otherwise the stored ETag is
+    /// revalidated (`304`). Throws ``ModeldClientError/deferred(until:)`` while backing off.
+    public func check() async throws -> CheckResult {
+        if let inFlight = checkInFlight { return try await inFlight.value }
+        let task = Task { try await self.performCheck() }
+        checkInFlight = task
+        defer { checkInFlight = nil }
+        return try await task.value
+    }
+
+    /// ``check()``, then download, verify and install what it found; the new model becomes the
+    /// active one and a `model_activated` event is queued.
+    public func update() async throws -> UpdateResult {
+        if let inFlight = updateInFlight { return try await inFlight.value }
+        let task = Task { try await self.performUpdate() }
+        updateInFlight = task
+        defer { updateInFlight = nil }
+        return try await task.value
+    }
+
+    /// Downloads and installs `release` (one download per release id however many callers).
+    public func download(_ release: Release) async throws -> InstalledModel {
+        if let inFlight = downloadsInFlight[release.id] { return try await inFlight.value }
+        let task = Task { try await self.performDownload(release) }
+        downloadsInFlight[release.id] = task
+        defer { downloadsInFlight[release.id] = nil }
+        return try await task.value
+    }
+
+    private func performUpdate() async throws -> UpdateResult {
+        let found = try await check()
+        switch found.status {
+        case .noModel: return UpdateResult(status: .noModel, active: activeModel(), catalog: found.catalog)
+        case .upToDate: return UpdateResult(status: .upToDate, active: activeModel(), catalog: found.catalog)
+        case .available:
+            let model = try await download(found.release!)
+            return UpdateResult(status: .updated, active: model, catalog: found.catalog)
+        }
+    }
+
+    private func performDownload(_ release: Release) async throws -> InstalledModel {
+        try release.validate()
+        let file = try await Downloader(transport: transport, directory: store.partial).fetch(release)
+        let staging = try store.stage(file, as: release)
+        if let preparer = configuration.preparer {
+            do { try await preparer.prepare(model: staging.appendingPathComponent("model.\(release.fileExtension)"), into: staging) } catch {
+                try? FileManager.default.removeItem(at: staging)
+                throw ModeldClientError.io("preparing model \(release.id): \(error)")
+            }
+        }
+        let model = try store.commit(staging, as: release)
+        if let old = state.active, old != release.id { state.previous.insert(old, at: 0) }
+        state.previous.removeAll { $0 == release.id }
+        state.previous = Array(state.previous.prefix(configuration.keepPrevious))
+        state.active = release.id
+        state.activations = 0
+        state.activeIsGood = false
+        try store.save(state)
+        try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated"))
+        store.collectModels(keep: Set([release.id] + state.previous), downloading: Set(downloadsInFlight.keys))
+        store.collectPartials(except: Set(downloadsInFlight.keys).subtracting([release.id]))
+        return model
+    }
+
+    private func performCheck() async throws -> CheckResult {
+        let now = Date()
+        if let notBefore = state.notBefore, notBefore > now { throw ModeldClientError.deferred(until: notBefore) }
+        retryAfter = nil
+        do {
+            let result: CheckResult
+            switch configuration.source {
+            case .server(let base): result = try await checkServer(base, now: now, sendEvents: true)
+            case .staticFile(let url): result = try await checkStatic(url, now: now)
+            }
+            state.failures = 0
+            state.notBefore = nil
+            try store.save(state)
+            return result
+        } catch let error as ModeldClientError {
+            switch error {
+            case .network, .server, .verification:
+                state.failures += 1
+                let delay = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
+                    .delay(failures: state.failures, retryAfter: retryAfter) { .random(in: $0) }
+                state.notBefore = now.addingTimeInterval(delay)
+                try? store.save(state)
+            default: break
+            }
+            throw error
+        }
+    }
+
+    private func checkServer(_ base: URL, now: Date, sendEvents: Bool) async throws -> CheckResult {
+        var query = [URLQueryItem(name: "sdk", value: configuration.sdkVersion),
+                     URLQueryItem(name: "channel", value: configuration.channel)]
+        query.append(URLQueryItem(name: "client_id", value: state.clientID))
+        var request = URLRequest(url: Self.url(base, path: "latest", query: query))
+        let batch = sendEvents ? try events.pending().first : nil
+        if let batch {
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = EventQueue.body(batch, clientID: state.clientID)
+        } else if let etag = state.etag, state.lastBody != nil {
+            request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+        }
+        let answer = try await transport.send(request)
+        if let batch, try settle(batch, answer), answer.status == 400 || answer.status == 413 {
+            return try await checkServer(base, now: now, sendEvents: false)  // the batch was the problem
+        }
+        switch answer.status {
+        case 200:
+            let result = try verify(answer, body: answer.body, now: now)
+            if batch == nil, let etag = answer.header("ETag") {
+                state.etag = etag
+                state.lastBody = String(decoding: answer.body, as: UTF8.self)
+            }
+            return result
+        case 304:
+            guard let body = state.lastBody else { throw ModeldClientError.network("304 without a stored answer") }
+            return try verify(answer, body: Array(body.utf8), now: now)
+        case 404 where answer.errorCode == "no_model":
+            state.etag = nil
+            state.lastBody = nil
+            return CheckResult(status: .noModel, release: nil, catalog: nil)
+        default:
+            retryAfter = Backoff.retryAfter(answer.header("Retry-After"), now: now)
+            throw answer.asError()
+        }
+    }
+
+    /// Static mode: the signed pointer names an immutable snapshot; its greatest key ≤ our SDK
+    /// version holds our release (SPEC §2, §12).
+    private func checkStatic(_ location: URL, now: Date) async throws -> CheckResult {
+        let pointerURL = location.lastPathComponent.hasSuffix(".sig.json") ? location
+            : location.appendingPathComponent("latest_model_details.sig.json")
+        let pointerAnswer = try await transport.send(URLRequest(url: pointerURL))
+        guard pointerAnswer.status == 200 else {
+            retryAfter = Backoff.retryAfter(pointerAnswer.header("Retry-After"), now: now)
+            throw pointerAnswer.asError()
+        }
+        let pointer = try verifier.verifyPointer(pointerAnswer.body, now: now)
+        let catalog = verifier.acceptsUnsigned ? nil : pointer.catalog
+        try ratchet(catalog)
+        guard let snapshotURL = URL(string: pointer.file, relativeTo: pointerURL) else {
+            throw ModeldClientError.verification("pointer names a bad file '\(pointer.file)'")
+        }
+        let snapshot = try await transport.send(URLRequest(url: snapshotURL))
+        guard snapshot.status == 200 else {
+            retryAfter = Backoff.retryAfter(snapshot.header("Retry-After"), now: now)
+            throw snapshot.asError()  // a pointer whose file is missing means "later", never "no model"
+        }
+        guard snapshot.body.count == pointer.size, Digest.sha256Hex(snapshot.body) == pointer.sha256 else {
+            throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(snapshot.body)) as? [String: Any] else {
+            throw ModeldClientError.verification("\(pointer.file) is not a JSON object")
+        }
+        let key = object.keys.compactMap { k in SDKVersion(k).map { (k, $0) } }.filter { $0.1 <= sdk }.max { $0.1 < $1.1 }
+        guard let key, let entry = object[key.0] as? [String: Any] else {
+            return CheckResult(status: .noModel, release: nil, catalog: catalog)
+        }
+        let release = try decodeRelease(try JSONSerialization.data(withJSONObject: entry))
+        try commit(catalog)
+        return decide(release, catalog: catalog)
+    }
+
+    private func verify(_ answer: HTTPAnswer, body: [UInt8], now: Date) throws -> CheckResult {
+        let signed = SignedAnswer(paramsHeader: answer.header("Modeld-Signature-Params"),
+                                  signatureHeader: answer.header("Modeld-Signature"), body: body)
+        let catalog = try verifier.verifyLatest(signed, now: now)
+        try ratchet(catalog)
+        let release = try decodeRelease(Data(body))
+        try commit(catalog)
+        return decide(release, catalog: catalog)
+    }
+
+    /// Rollback protection: a verified catalog version never goes down.
+    private func ratchet(_ catalog: Int64?) throws {
+        if let catalog, let highest = state.highestCatalog, catalog < highest {
+            throw ModeldClientError.verification("catalog version \(catalog) is older than \(highest), already seen")
+        }
+    }
+
+    private func commit(_ catalog: Int64?) throws {
+        if let catalog { state.highestCatalog = max(catalog, state.highestCatalog ?? catalog) }
+    }
+
+    private func decodeRelease(_ data: Data) throws -> Release {
+        let release: Release
+        do { release = try JSONDecoder().decode(Release.self, from: data) } catch {
+            throw ModeldClientError.verification("the answer is not a release document")
+        }
+        try release.validate()
+        guard release.channel == configuration.channel else {
+            throw ModeldClientError.verification("release \(release.id) is for channel \(release.channel), not \(configuration.channel)")
+        }
+        guard sdk.admits(release) else {
+            throw ModeldClientError.verification("release \(release.id) is for SDK [\(release.sdkMin), \(release.sdkMax ?? "∞")), not \(sdk)")
+        }
+        return release
+    }
+
+    private func decide(_ release: Release, catalog: Int64?) -> CheckResult {
+        let current = release.id == state.active || state.blocked.contains(release.id)
+        return CheckResult(status: current ? .upToDate : .available, release: release, catalog: catalog)
+    }
+
+    // MARK: Launch health
+
+    /// The model the app should load at this launch; counts the launch until ``markGood(_:)``.
+    /// A model launched twice without being marked good is rolled back when the next
+    /// `ModeldClient` opens this cache.
+    public func launchModel() throws -> InstalledModel? {
+        guard let model = activeModel() else { return nil }
+        if !state.activeIsGood {
+            state.activations += 1
+            try store.save(state)
+        }
+        return model
+    }
+
+    /// The app used the model successfully: it is trusted from now on.
+    public func markGood(_ modelID: String) throws {
+        guard state.active == modelID, !state.activeIsGood else { return }
+        state.activeIsGood = true
+        state.activations = 0
+        try store.save(state)
+    }
+
+    /// The model misbehaves: block its id for good, fall back to the previous model (or the
+    /// bundled one) and queue a `model_rejected` event. Returns the model now in use.
+    @discardableResult
+    public func reportBad(_ modelID: String, reason: String = "reported_bad") throws -> InstalledModel? {
+        try Self.rollBack(modelID, reason: reason, state: &state, store: store, events: events,
+                          keepPrevious: configuration.keepPrevious)
+        return activeModel()
+    }
+
+    private static func rollBack(_ id: String, reason: String, state: inout CacheState, store: CacheStore,
+                                 events: EventQueue, keepPrevious: Int) throws {
+        if !state.blocked.contains(id) { state.blocked.append(id) }
+        state.previous.removeAll { $0 == id }
+        if state.active == id {
+            state.active = state.previous.first { store.installed($0) != nil }
+            state.previous = Array(state.previous.drop { $0 != state.active }.dropFirst())
+            state.activations = 0
+            state.activeIsGood = true  // it ran before the bad model arrived
+        }
+        try store.save(state)
+        try events.record(OutcomeEvent(name: "model_rejected", modelID: id, outcome: String(reason.prefix(64))))
+        if let active = state.active {
+            try? events.record(OutcomeEvent(name: "model_activated", modelID: active, outcome: "activated"))
+        }
+        store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
+    }
+
+    // MARK: Events
+
+    /// Appends `event` durably to the local queue; it goes out with the next check or flush.
+    public func record(_ event: OutcomeEvent) throws { try events.record(event) }
+
+    /// Events recorded and not yet acknowledged by the server.
+    public func pendingEventCount() -> Int { events.pendingEventCount() }
+
+    /// Sends every queued batch now (`POST /events`), oldest first; stops at the first failure.
+    public func flushEvents() async throws -> FlushResult {
+        guard case .server(let base) = configuration.source else {
+            throw ModeldClientError.invalidConfiguration("static mode has no event endpoint; events stay queued")
+        }
+        var result = FlushResult()
+        let url = Self.url(base, path: "events", query: [URLQueryItem(name: "sdk", value: configuration.sdkVersion)])
+        for batch in try events.pending() {
+            var request = URLRequest(url: url)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = EventQueue.body(batch, clientID: state.clientID)
+            let answer = try await transport.send(request)
+            let quarantined = answer.status == 400
+            guard try settle(batch, answer) else { throw answer.asError() }
+            if answer.status == 200 { result.sent += batch.lines.count }
+            if quarantined { result.quarantined += batch.lines.count }
+        }
+        result.remaining = events.pendingEventCount()
+        return result
+    }
+
+    /// Applies the server's verdict on a batch; false when it stays queued for a retry.
+    private func settle(_ batch: EventQueue.Batch, _ answer: HTTPAnswer) throws -> Bool {
+        switch (answer.status, answer.errorCode) {
+        case (200, _), (404, "no_model"):
+            try events.acknowledge(batch)
+        case (400, "invalid_event"), (400, "invalid_batch"), (400, "invalid_json"):
+            try events.quarantine(batch)
+        case (413, _):
+            try events.split(batch)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private static func url(_ base: URL, path: String, query: [URLQueryItem]) -> URL {
+        var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+        components.queryItems = query
+        return components.url!
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import ModeldSigning
+
+/// Everything a ``ModeldClient`` needs to know about the app and where its models come from.
+public struct ModeldConfiguration: Sendable {
+    /// Where update checks go.
+    public enum Source: Sendable, Equatable {
+        /// A modeld server: `GET|POST <base>/latest` (SPEC §4.1, §4.2); events ride along.
+        case server(URL)
+        /// A static host (bucket, CDN, plain file server): the URL of the directory holding
+        /// `latest_model_details.sig.json`, or of that file itself (SPEC §12, §9.1).
+        /// Events cannot be sent in this mode; they stay queued.
+        case staticFile(URL)
+    }
+
+    public var source: Source
+    /// The app's SDK version, `MAJOR[.MINOR[.PATCH]]` (SPEC §3).
+    public var sdkVersion: String
+    public var channel: String
+    /// The install's identity for rollouts and event dedup; nil = a random UUID the client
+    /// creates once and keeps in the cache.
+    public var clientID: String?
+    /// The directory the client owns: installed models, partial downloads, state, events.
+    public var cacheDirectory: URL
+    /// Public keys of `modelctl keys generate` (`.pub` file contents or files read by the app).
+    /// Empty = unsigned answers are accepted (development only).
+    public var trustedKeys: [TrustedPublicKey]
+    /// How many earlier models stay installed for rollback.
+    public var keepPrevious: Int
+    /// Back-off after failures: failure n waits `random(0, min(cap, base·2ⁿ))`.
+    public var backoffBase: TimeInterval
+    public var backoffCap: TimeInterval
+    /// The nominal interval between update checks (jittered by ``ModeldClient/nextCheckDate()``).
+    public var pollInterval: TimeInterval
+    /// A step after verification and before activation (e.g. ``CoreMLCompiler`` on Apple platforms).
+    public var preparer: (any ModelPreparer)?
+
+    public init(source: Source, sdkVersion: String, cacheDirectory: URL, channel: String = "stable",
+                clientID: String? = nil, trustedKeys: [TrustedPublicKey] = [], keepPrevious: Int = 1,
+                backoffBase: TimeInterval = 30, backoffCap: TimeInterval = 6 * 3600,
+                pollInterval: TimeInterval = 4 * 3600, preparer: (any ModelPreparer)? = nil) {
+        self.source = source
+        self.sdkVersion = sdkVersion
+        self.cacheDirectory = cacheDirectory
+        self.channel = channel
+        self.clientID = clientID
+        self.trustedKeys = trustedKeys
+        self.keepPrevious = keepPrevious
+        self.backoffBase = backoffBase
+        self.backoffCap = backoffCap
+        self.pollInterval = pollInterval
+        self.preparer = preparer
+    }
+
+    func validate() throws -> SDKVersion {
+        guard let version = SDKVersion(sdkVersion) else {
+            throw ModeldClientError.invalidConfiguration("sdk version '\(sdkVersion)' is not MAJOR[.MINOR[.PATCH]]")
+        }
+        guard (1...32).contains(channel.count),
+              channel.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+            throw ModeldClientError.invalidConfiguration("channel '\(channel)' is not [a-z0-9_-]{1,32}")
+        }
+        if let clientID, !(1...128).contains(clientID.utf8.count) || !clientID.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) {
+            throw ModeldClientError.invalidConfiguration("client id must be 1–128 printable ASCII characters")
+        }
+        guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
+        return version
+    }
+}
+
+/// A public key the app trusts to sign update metadata (SPEC §12).
+public struct TrustedPublicKey: Sendable, Equatable {
+    /// The raw 32-byte Ed25519 public key.
+    public let publicKey: Data
+
+    public init(publicKey: Data) throws {
+        guard publicKey.count == 32 else {
+            throw ModeldClientError.invalidConfiguration("an Ed25519 public key is 32 bytes, got \(publicKey.count)")
+        }
+        self.publicKey = publicKey
+    }
+
+    /// Parses a `.pub` file of `modelctl keys generate`:
+    /// `modeld-ed25519-public-v1 <base64> keyid=<16 hex>` (the keyid must match the key).
+    public init(pubFileContents text: String) throws {
+        do { try self.init(publicKey: Data(KeyFileFormat.parsePublic(text).raw)) } catch let error as KeyFileError {
+            throw ModeldClientError.invalidConfiguration("public key file: \(error.description)")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// One release as the update check answers it (SPEC §4.1).
+public struct Release: Codable, Sendable, Equatable {
+    public var url: String
+    public var id: String
+    public var sha256: String
+    public var size: Int64
+    public var sdkMin: String
+    public var sdkMax: String?
+    public var channel: String
+    public var label: String?
+    public var publishedAt: String?
+    /// The device-class variant answered instead of the default file (SPEC §3.1).
+    public var variant: String?
+
+    enum CodingKeys: String, CodingKey {
+        case url, id, sha256, size, channel, label, variant
+        case sdkMin = "sdk_min", sdkMax = "sdk_max", publishedAt = "published_at"
+    }
+
+    /// The file extension of the published file (everything after the first dot of its name),
+    /// so an installed model keeps the name a loader expects (`model.mlmodelc.zip`).
+    var fileExtension: String {
+        let name = url.split(separator: "/").last.map(String.init) ?? ""
+        guard let dot = name.firstIndex(of: ".") else { return "bin" }
+        let ext = name[name.index(after: dot)...]
+        let valid = !ext.isEmpty && ext.count <= 16 && ext.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == ".") }
+        return valid ? String(ext) : "bin"
+    }
+
+    /// Checks the fields a client relies on before it downloads anything.
+    func validate() throws {
+        guard UUID(uuidString: id) != nil else { throw ModeldClientError.verification("release id '\(id)' is not a UUID") }
+        guard sha256.count == 64, sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+            throw ModeldClientError.verification("release \(id): sha256 is not 64 lowercase hex")
+        }
+        guard size >= 0 else { throw ModeldClientError.verification("release \(id): negative size") }
+        guard URL(string: url)?.scheme.map({ $0 == "http" || $0 == "https" }) == true else {
+            throw ModeldClientError.verification("release \(id): url '\(url)' is not http(s)")
+        }
+    }
+}
+
+/// `MAJOR[.MINOR[.PATCH]]` with missing components 0 (SPEC §3).
+public struct SDKVersion: Comparable, Sendable, CustomStringConvertible {
+    let parts: [Int]
+
+    public init?(_ text: String) {
+        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...3).contains(pieces.count) else { return nil }
+        var parts: [Int] = []
+        for piece in pieces {
+            guard (1...6).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(piece) else { return nil }
+            parts.append(n)
+        }
+        while parts.count < 3 { parts.append(0) }
+        self.parts = parts
+    }
+
+    public static func < (a: SDKVersion, b: SDKVersion) -> Bool { a.parts.lexicographicallyPrecedes(b.parts) }
+    public var description: String { parts.map(String.init).joined(separator: ".") }
+
+    /// Whether `sdk_min <= self < sdk_max` for `release`.
+    func admits(_ release: Release) -> Bool {
+        guard let min = SDKVersion(release.sdkMin), min <= self else { return false }
+        guard let maxText = release.sdkMax else { return true }
+        guard let max = SDKVersion(maxText) else { return false }
+        return self < max
+    }
+}

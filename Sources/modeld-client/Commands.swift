@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import ModeldClient
+
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "check", abstract: "Print the verified release, or \"up to date\".")
+    @ParentCommand var root: ModeldClientCommand
+
+    func run() async throws {
+        try await root.report { client in
+            let result = try await client.check()
+            return StateOutput(state: .init(result.status), active: await client.activeModel(), catalog: result.catalog,
+                               release: result.release)
+        }
+    }
+}
+
+struct UpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "update", abstract: "Check, download, verify and install; print the active model.")
+    @ParentCommand var root: ModeldClientCommand
+
+    func run() async throws {
+        try await root.report { client in
+            let result = try await client.update()
+            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog)
+        }
+    }
+}
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Print the active model (id, path, sha256).")
+    @ParentCommand var root: ModeldClientCommand
+
+    func run() async throws {
+        try await root.withClient { client in
+            let active = await client.activeModel()
+            StateOutput(state: active == nil ? .none : .installed, active: active, catalog: await client.highestCatalog)
+                .print(json: root.json)
+        }
+    }
+}
+
+struct RecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "record", abstract: "Queue one outcome event durably.")
+    @ParentCommand var root: ModeldClientCommand
+    @Option(help: "Event name (1–64 characters).") var name: String
+    @Option(help: "Outcome (≤ 64 characters).") var outcome: String?
+    @Option(help: "A finite number.") var value: Double?
+    @Option(help: "The model the event is about (default: the active model).") var modelId: String?
+
+    func run() async throws {
+        try await root.withClient { client in
+            let modelID = if let modelId { modelId } else { await client.activeModel()?.id }
+            try await client.record(OutcomeEvent(name: name, modelID: modelID, outcome: outcome, value: value))
+            print("queued (\(await client.pendingEventCount()) events pending)")
+        }
+    }
+}
+
+struct FlushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "flush", abstract: "Send queued events now.")
+    @ParentCommand var root: ModeldClientCommand
+
+    func run() async throws {
+        try await root.withClient { client in
+            let result = try await client.flushEvents()
+            print("sent \(result.sent) events, \(result.quarantined) quarantined, \(result.remaining) still queued")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import ModeldClient
+
+/// `modeld-client`: the reference client library on the command line (SPEC §13).
+@main
+struct ModeldClientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "modeld-client",
+        abstract: "Check for, download, verify and install models from modeld; queue and send outcome events.",
+        subcommands: [CheckCommand.self, UpdateCommand.self, StatusCommand.self, RecordCommand.self,
+                      FlushCommand.self, SimulateCommand.self])
+
+    @Option(help: "modeld base URL (dynamic mode: /latest, events).")
+    var server: String?
+    @Option(name: .customLong("static"), help: "URL of the directory holding latest_model_details.sig.json, or of that file.")
+    var staticURL: String?
+    @Option(help: "The app's SDK version, MAJOR[.MINOR[.PATCH]].")
+    var sdk: String
+    @Option(help: "Cache directory (installed models, partial downloads, state, events).")
+    var cache: String
+    @Option(help: "Install identity (default: a UUID created once and kept in the cache).")
+    var clientId: String?
+    @Option(help: "Release channel.")
+    var channel = "stable"
+    @Option(help: "A trusted public key file (.pub of `modelctl keys generate`); repeatable.")
+    var trustKey: [String] = []
+    @Flag(help: "Machine-readable JSON output (check, update, status).")
+    var json = false
+
+    func validate() throws {
+        guard (server == nil) != (staticURL == nil) else { throw ValidationError("give exactly one of --server URL and --static URL") }
+        for url in [server, staticURL].compactMap({ $0 }) where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw ValidationError("URL must start with http:// or https://, got '\(url)'")
+        }
+    }
+
+    /// Usage errors exit 2 as SPEC §13 says (ArgumentParser's own default is EX_USAGE, 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CLIFailure {
+            printError("modeld-client: \(failure.message)")
+            exit(withError: ExitCode(failure.exitCode))
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            printError(fullMessage(for: error))
+            exit(withError: ExitCode(2))
+        }
+    }
+
+    func clientConfiguration() throws -> ModeldConfiguration {
+        let source: ModeldConfiguration.Source
+        if let server, let url = URL(string: server) { source = .server(url) }
+        else if let staticURL, let url = URL(string: staticURL) { source = .staticFile(url) }
+        else { throw CLIFailure("bad URL", exitCode: 2) }
+        let keys = try trustKey.map { path in
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw CLIFailure("cannot read --trust-key \(path)", exitCode: 2)
+            }
+            do { return try TrustedPublicKey(pubFileContents: text) } catch { throw CLIFailure("--trust-key \(path): \(error)", exitCode: 2) }
+        }
+        return ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
+                                   channel: channel, clientID: clientId, trustedKeys: keys)
+    }
+
+    /// Opens the client for one command; failures become one line on stderr and an exit code.
+    func withClient(_ body: (ModeldClient) async throws -> Void) async throws {
+        do {
+            let client = try ModeldClient(try clientConfiguration())
+            try await body(client)
+        } catch let error as ModeldClientError {
+            printError("modeld-client: \(error)")
+            if case .invalidConfiguration = error { throw ExitCode(2) }
+            throw ExitCode(1)
+        }
+    }
+
+    func warnIfUnsigned() {
+        if trustKey.isEmpty { printError("modeld-client: no --trust-key given: accepting unsigned answers") }
+    }
+}
+
+/// A failure a user can act on: one line on stderr, exit 1 (or 2 for usage).
+struct CLIFailure: Error {
+    let message: String
+    let exitCode: Int32
+    init(_ message: String, exitCode: Int32 = 1) { self.message = message; self.exitCode = exitCode }
+    static func usage(_ message: String) -> CLIFailure { CLIFailure(message, exitCode: 2) }
+}
+
+/// Writes one line to stderr (fd 2 directly: the C `stderr` global is not concurrency-safe in Swift 6).
+func printError(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}

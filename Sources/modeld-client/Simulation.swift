@@ -1,0 +1,143 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// Many simulated installs against one modeld (SPEC §13 `simulate`): each has its own client id,
+/// polls `/latest` and, once it runs a model, posts one outcome event per check (`POST /latest`
+/// with a fresh batch id) whose outcome is `success` with the probability given for that model,
+/// else `failure` — the per-client data a guarded rollout (§11) evaluates.
+struct Simulation: Sendable {
+    struct Plan: Sendable {
+        var server: URL
+        var sdk: String
+        var channel: String
+        var clients: Int
+        var duration: TimeInterval
+        /// Update checks per second over all clients.
+        var rate: Double
+        var eventName: String
+        var probabilities: [String: Double]
+        var defaultProbability: Double
+    }
+
+    struct Report: Encodable {
+        var clients = 0
+        var seconds = 0.0
+        var checks = 0
+        var checksPerSecond = 0.0
+        var events = 0
+        var eventsPerSecond = 0.0
+        var errors = 0
+        var models: [String: ModelCount] = [:]
+
+        struct ModelCount: Encodable {
+            var clients = 0
+            var events = 0
+            var successes = 0
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case clients, seconds, checks, events, errors, models
+            case checksPerSecond = "checks_per_second", eventsPerSecond = "events_per_second"
+        }
+    }
+
+    let plan: Plan
+    private let session: URLSession
+
+    init(plan: Plan) {
+        self.plan = plan
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpMaximumConnectionsPerHost = 64
+        configuration.timeoutIntervalForRequest = 30
+        session = URLSession(configuration: configuration)
+    }
+
+    func run() async -> Report {
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let state = Tally(clients: plan.clients)
+        let start = Date()
+        let workers = min(plan.clients, 64)
+        let interval = Double(workers) / plan.rate
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var client = worker
+                    var next = start.addingTimeInterval(Double(worker) / plan.rate)
+                    while next.timeIntervalSince(start) < plan.duration {
+                        let wait = next.timeIntervalSinceNow
+                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+                        next = next.addingTimeInterval(interval)
+                        let model = state.withLock { $0.models[client] }
+                        let outcome = await check(clientID: "sim-\(run)-\(client)", model: model)
+                        state.withLock { s in
+                            s.report.checks += 1
+                            guard let outcome else { s.report.errors += 1; return }
+                            if let sent = outcome.event, let model {
+                                s.report.events += 1
+                                s.report.models[model, default: .init()].events += 1
+                                if sent { s.report.models[model, default: .init()].successes += 1 }
+                            }
+                            if let now = outcome.model, now != s.models[client] {
+                                s.report.models[now, default: .init()].clients += 1
+                                s.models[client] = now
+                            }
+                        }
+                        client += workers
+                        if client >= plan.clients { client = worker }
+                    }
+                }
+            }
+        }
+        var report = state.withLock { $0.report }
+        session.finishTasksAndInvalidate()
+        report.clients = plan.clients
+        report.seconds = Date().timeIntervalSince(start)
+        report.checksPerSecond = Double(report.checks) / report.seconds
+        report.eventsPerSecond = Double(report.events) / report.seconds
+        return report
+    }
+
+    /// One update check; with a model, one event rides along. nil on any failure.
+    private func check(clientID: String, model: String?) async -> (model: String?, event: Bool?)? {
+        var components = URLComponents(url: plan.server.appendingPathComponent("latest"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "sdk", value: plan.sdk), URLQueryItem(name: "channel", value: plan.channel),
+                                 URLQueryItem(name: "client_id", value: clientID)]
+        var request = URLRequest(url: components.url!)
+        var success: Bool?
+        if let model {
+            let won = Double.random(in: 0..<1) < (plan.probabilities[model] ?? plan.defaultProbability)
+            let event: [String: Any] = ["name": plan.eventName, "ts": Int64(Date().timeIntervalSince1970 * 1000),
+                                        "model_id": model, "outcome": won ? "success" : "failure"]
+            let body: [String: Any] = ["batch_id": UUID().uuidString.lowercased(), "client_id": clientID, "events": [event]]
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try? JSONSerialization.data(withJSONObject: body)
+            success = won
+        }
+        guard let (data, response) = try? await session.data(for: request), let http = response as? HTTPURLResponse else { return nil }
+        switch http.statusCode {
+        case 200:
+            let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
+            return (id, success)
+        case 404: return (nil, success)
+        default: return nil
+        }
+    }
+}
+
+/// The shared counters of all workers, and which model each simulated client runs.
+private final class Tally: Sendable {
+    struct State {
+        var report = Simulation.Report()
+        var models: [String?]
+    }
+    private let state: Mutex<State>
+
+    init(clients: Int) { state = Mutex(State(models: [String?](repeating: nil, count: clients))) }
+
+    func withLock<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
+}

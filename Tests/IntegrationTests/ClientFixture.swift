@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+/// A real modeld behind a `FaultProxy`, with `public_base_url` pointing at the proxy so update
+/// checks *and* downloads pass through it; helpers to publish, run `modeld-client` and read the
+/// server's access log.
+final class ClientFixture {
+    let proxy: FaultProxy
+    let server: ModeldServer
+    let scratch: URL
+
+    /// - Parameter publicBaseURL: where the answers' `url`s point (default: the proxy).
+    /// - Parameter environment: extra `MODELD_*` settings (e.g. signing keys).
+    init(publicBaseURL: String? = nil, environment: [String: String] = [:]) throws {
+        proxy = try FaultProxy()
+        server = try ModeldServer(extraArguments: ["--public-base-url", publicBaseURL ?? proxy.url], environment: environment, empty: true)
+        proxy.upstreamPort = server.port
+        scratch = server.root.appendingPathComponent("scratch")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    var cache: URL { scratch.appendingPathComponent("cache") }
+
+    /// Publishes `size` random bytes through the admin API; returns (id, sha256, file).
+    func publish(size: Int, sdkMin: String = "2.0", ext: String = "bin") throws -> (id: String, sha256: String, file: URL) {
+        let file = scratch.appendingPathComponent("\(UUID().uuidString.prefix(8)).\(ext)")
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        try (random.read(upToCount: size) ?? Data()).write(to: file)
+        let r = try ChildProcess.run(TestBinaries.modelctl, ["publish", file.path, "--sdk-min", sdkMin, "--json",
+                                                             "--server", server.url, "--token", server.token])
+        try #require(r.status == 0, "modelctl publish failed: \(r.stderr)")
+        let release = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        return (try #require(release["id"] as? String), try #require(release["sha256"] as? String), file)
+    }
+
+    /// `modeld-client --server PROXY --sdk 2.3 --cache CACHE ARGS`.
+    func client(_ arguments: [String], cache: URL? = nil, timeout: Duration = .seconds(120)) throws -> ProcessResult {
+        try ChildProcess.run(TestBinaries.modeldClient, clientArguments(arguments, cache: cache), timeout: timeout)
+    }
+
+    func clientArguments(_ arguments: [String], cache: URL? = nil) -> [String] {
+        ["--server", proxy.url, "--sdk", "2.3", "--cache", (cache ?? self.cache).path] + arguments
+    }
+
+    /// `--json` output of a `modeld-client` run.
+    func json(_ result: ProcessResult) throws -> [String: Any] {
+        try #require((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any],
+                     "not JSON: \(result.stdout) / \(result.stderr)")
+    }
+
+    /// The access log's records (SPEC §6), waiting until at least `count` match `filter`.
+    func accessLog(atLeast count: Int = 0, where filter: ([String: Any]) -> Bool = { _ in true }) throws -> [[String: Any]] {
+        var records: [[String: Any]] = []
+        _ = ModeldServer.eventually(within: 10) {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: server.dataDir.path))?.filter { $0.hasPrefix("access-") } ?? []
+            records = files.flatMap { name -> [[String: Any]] in
+                let text = (try? String(contentsOf: server.dataDir.appendingPathComponent(name), encoding: .utf8)) ?? ""
+                return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            }.filter(filter)
+            return records.count >= count
+        }
+        return records
+    }
+
+    func modelRequests(_ id: String) -> [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") } }
+    var latestRequests: [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/latest") } }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import ModeldClient
+import Testing
+
+/// `ModeldClient` in this process against the real modeld through the fault-injecting proxy
+/// (SPEC §13): single flight, Retry-After, launch health.
+@Suite(.serialized) final class ClientLibraryTests {
+    let fx: ClientFixture
+    init() throws { fx = try ClientFixture() }
+
+    func makeClient(backoffBase: TimeInterval = 30) throws -> ModeldClient {
+        try ModeldClient(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
+                                             cacheDirectory: fx.cache, backoffBase: backoffBase))
+    }
+
+    @Test func tenConcurrentUpdates_shareOneCheckAndOneDownload_SPEC13() async throws {
+        let published = try fx.publish(size: 4 << 20)
+        fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 16 << 20), times: 1))
+        let client = try makeClient()
+        let results = try await withThrowingTaskGroup(of: UpdateResult.self) { group in
+            for _ in 0..<10 { group.addTask { try await client.update() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 10 && results.allSatisfy { $0.status == .updated && $0.active?.id == published.id })
+        #expect(fx.latestRequests.count == 1)
+        #expect(fx.modelRequests(published.id).count == 1)
+        let log = try fx.accessLog(atLeast: 2) { ["latest", "models"].contains($0["route"] as? String) }
+        #expect(log.filter { $0["route"] as? String == "latest" }.count == 1)
+        #expect(log.filter { $0["route"] as? String == "models" }.count == 1)
+    }
+
+    @Test func serviceUnavailable_retryAfterIsHonoured_SPEC13() async throws {
+        _ = try fx.publish(size: 1000)
+        fx.proxy.add(.init(pathContains: "/latest", fault: .serviceUnavailable(retryAfter: "2"), times: 1))
+        let client = try makeClient(backoffBase: 0.01)
+        await #expect(throws: ModeldClientError.self) { try await client.check() }
+        let refusedAt = Date()
+
+        // Until Retry-After has passed the client does not ask again.
+        var deferrals = 0
+        var result: CheckResult?
+        while result == nil, Date().timeIntervalSince(refusedAt) < 10 {
+            do { result = try await client.check() } catch ModeldClientError.deferred { deferrals += 1 }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(result?.status == .available)
+        #expect(deferrals > 0)
+        let latest = fx.latestRequests
+        #expect(latest.count == 2)
+        if latest.count == 2 { #expect(latest[1].at.timeIntervalSince(latest[0].at) >= 1.9) }
+    }
+
+    @Test func crashLoop_rollsBackAtNextStart_andReportBadBlocks_SPEC13() async throws {
+        let first = try fx.publish(size: 10_000)
+        var client: ModeldClient? = try makeClient()
+        #expect(try await client!.update().active?.id == first.id)
+        try await client!.markGood(first.id)
+        let second = try fx.publish(size: 20_000)
+        #expect(try await client!.update().active?.id == second.id)
+
+        // Two launches of the new model without markGood: the next start rolls back.
+        #expect(try await client!.launchModel()?.id == second.id)
+        #expect(try await client!.launchModel()?.id == second.id)
+        client = nil
+        client = try makeClient()
+        #expect(await client!.activeModel()?.id == first.id)
+        let check = try await client!.check()
+        #expect(check.status == .upToDate && check.release?.id == second.id)  // blocked: not offered again
+
+        // reportBad of the model in use: back to the bundled model (nothing older is kept).
+        #expect(try await client!.reportBad(first.id, reason: "accuracy") == nil)
+        #expect(await client!.activeModel() == nil)
+        #expect(await client!.pendingEventCount() == 1)  // model_rejected; the rest rode along with the check
+        let flushed = try await client!.flushEvents()
+        #expect(flushed.remaining == 0)
+        let export = try ChildProcess.run(TestBinaries.modelctl, ["events", "export", "--data-dir", fx.server.dataDir.path])
+        #expect(export.stdout.contains("\"model_rejected\""))
+        #expect(export.stdout.contains("\"crash_loop\"") && export.stdout.contains("\"accuracy\""))
+    }
+
+    /// What a SIGKILL between the install steps leaves (the new directory renamed into place but
+    /// state.json not yet replaced, a staging directory half built): the old model stays active,
+    /// the leftovers are collected at the next start, and the update then installs cleanly.
+    @Test func crashBetweenInstallSteps_leavesTheOldModelActive_andLeftoversAreCollected_SPEC13() async throws {
+        let first = try fx.publish(size: 10_000)
+        var client: ModeldClient? = try makeClient()
+        _ = try await client!.update()
+        client = nil
+        let second = try fx.publish(size: 20_000)
+        let models = fx.cache.appendingPathComponent("models")
+        for leftover in [second.id, ".\(second.id).tmp-\(UUID().uuidString)"] {
+            try FileManager.default.createDirectory(at: models.appendingPathComponent(leftover), withIntermediateDirectories: true)
+            try Data("torn".utf8).write(to: models.appendingPathComponent(leftover).appendingPathComponent("model.bin"))
+        }
+
+        client = try makeClient()
+        #expect(await client!.activeModel()?.id == first.id)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: models.path) == [first.id])
+        let updated = try await client!.update()
+        #expect(updated.status == .updated && updated.active?.id == second.id)
+        #expect(try SHA256Sum.of(try #require(updated.active?.path)) == second.sha256)
+    }
+
+    @Test func aSecondClientOnTheSameCache_isRefused() throws {
+        let client = try makeClient()
+        #expect(throws: ModeldClientError.self) { try self.makeClient() }
+        _ = client
+    }
+}

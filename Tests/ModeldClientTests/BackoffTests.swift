@@ -1,0 +1,35 @@
+import Foundation
+@testable import ModeldClient
+import Testing
+
+struct BackoffTests {
+    @Test func delay_isBetweenZeroAndTheCappedExponential_butNeverBeforeRetryAfter() {
+        let backoff = Backoff(base: 30, cap: 3600)
+        #expect(backoff.delay(failures: 1, retryAfter: nil) { $0.upperBound } == 60)
+        #expect(backoff.delay(failures: 10, retryAfter: nil) { $0.upperBound } == 3600)
+        #expect(backoff.delay(failures: 3, retryAfter: nil) { $0.lowerBound } == 0)
+        #expect(backoff.delay(failures: 1, retryAfter: 500) { $0.lowerBound } == 500)
+        #expect(backoff.delay(failures: 1, retryAfter: 1e9) { $0.lowerBound } == 86_400)
+    }
+
+    @Test func retryAfter_secondsOrHTTPDate_clampedTo24Hours() {
+        let now = Date(timeIntervalSince1970: 1_784_000_000)
+        #expect(Backoff.retryAfter("5", now: now) == 5)
+        #expect(Backoff.retryAfter("999999999", now: now) == 86_400)
+        #expect(Backoff.retryAfter("Thu, 01 Jan 1970 00:00:10 GMT", now: Date(timeIntervalSince1970: 4)) == 6)
+        #expect(Backoff.retryAfter("soon", now: now) == nil)
+        #expect(Backoff.retryAfter(nil, now: now) == nil)
+    }
+
+    @Test func sdkVersions_compareNumerically_andRangesAreHalfOpen() throws {
+        let v = try #require(SDKVersion("2.10"))
+        #expect(try #require(SDKVersion("2.9")) < v)
+        #expect(SDKVersion("2.3") == SDKVersion("2.3.0"))
+        #expect(SDKVersion("1.2.3.4") == nil && SDKVersion("x") == nil && SDKVersion("") == nil)
+        let release = Release(url: "http://h/models/a.bin", id: UUID().uuidString.lowercased(), sha256: String(repeating: "a", count: 64),
+                              size: 1, sdkMin: "2.0", sdkMax: "2.10", channel: "stable")
+        #expect(try #require(SDKVersion("2.9.9")).admits(release))
+        #expect(!v.admits(release))
+        #expect(release.fileExtension == "bin")
+    }
+}

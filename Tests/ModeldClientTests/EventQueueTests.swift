@@ -1,0 +1,59 @@
+import Foundation
+@testable import ModeldClient
+import Testing
+
+struct EventQueueTests {
+    let directory: URL
+    let queue: EventQueue
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventqueue-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        queue = EventQueue(directory: directory)
+    }
+
+    @Test func sealing_persistsTheBatchIdBeforeSending_andRetriesReuseIt() throws {
+        try queue.record(OutcomeEvent(name: "a", timestamp: Date(timeIntervalSince1970: 1), outcome: "x"))
+        try queue.record(OutcomeEvent(name: "b", timestamp: Date(timeIntervalSince1970: 2)))
+        let first = try queue.pending()
+        #expect(first.count == 1 && first[0].lines.count == 2)
+        try queue.record(OutcomeEvent(name: "c"))
+        let again = try queue.pending()
+        #expect(again.count == 2 && again[0].batchID == first[0].batchID)
+        let body = String(decoding: EventQueue.body(first[0], clientID: "c1"), as: UTF8.self)
+        #expect(body == #"{"batch_id":"\#(first[0].batchID)","client_id":"c1","events":[{"name":"a","outcome":"x","ts":1000},{"name":"b","ts":2000}]}"#)
+        try queue.acknowledge(again[0])
+        #expect(try queue.pending().map(\.lines.count) == [1])
+    }
+
+    @Test func split_halvesWithDeterministicIds_andASingleEventIsQuarantined() throws {
+        for i in 0..<5 { try queue.record(OutcomeEvent(name: "e\(i)")) }
+        let batch = try #require(try queue.pending().first)
+        try queue.split(batch)
+        let halves = try queue.pending()
+        #expect(halves.map(\.batchID) == [batch.batchID + "-000", batch.batchID + "-001"])
+        #expect(halves.map(\.lines.count) == [2, 3])
+        try queue.split(halves[0])
+        let quarters = try queue.pending()
+        try queue.split(quarters[0])
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("quarantine").path))
+        #expect(queue.pendingEventCount() == 4)
+    }
+
+    @Test func moreThanAThousandEvents_areSealedIntoSeveralBatches() throws {
+        for i in 0..<1001 { try queue.record(OutcomeEvent(name: "e\(i)")) }
+        #expect(try queue.pending().map(\.lines.count) == [1000, 1])
+    }
+
+    @Test func aTornLineFromACrash_neitherSwallowsTheNextEventNorSpoilsTheBatch() throws {
+        try Data((#"{"name":"a","ts":1}"# + "\n" + #"{"name":"tor"#).utf8).write(to: directory.appendingPathComponent("queue.jsonl"))
+        try queue.record(OutcomeEvent(name: "b", timestamp: Date(timeIntervalSince1970: 2)))
+        let batch = try #require(try queue.pending().first)
+        #expect(batch.lines.map { String(decoding: $0, as: UTF8.self) } == [#"{"name":"a","ts":1}"#, #"{"name":"b","ts":2000}"#])
+    }
+
+    @Test func invalidEvents_areRefusedAtRecord() {
+        #expect(throws: ModeldClientError.self) { try queue.record(OutcomeEvent(name: "")) }
+        #expect(throws: ModeldClientError.self) { try queue.record(OutcomeEvent(name: "n", value: .infinity)) }
+    }
+}
