@@ -139,4 +139,20 @@ import Testing
         _ = holder.waitForExit(within: 10)
         #expect(ModeldServer.eventually(within: 10) { standby.log.contains(evaluating) }, "the standby replica took over")
     }
+
+    @Test func proveGoalWithoutProof_endsInconclusive_andHoldsItsStage_SPEC11_1() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[10,50],"goal":"prove","max_seconds":2,"min_stage_seconds":1,"min_clients_per_arm":100,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        _ = try simulate(fx, challenger: challenger, clients: 1_000) { _ in 0.3 }
+        var release: [String: Any]?
+        let ended = try ModeldServer.eventually(within: 30) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return (release?["guard"] as? [String: Any])?["status"] as? String == "inconclusive"
+        }
+        #expect(ended, "\(String(describing: release))")
+        #expect(release?["state"] as? String == "active" && [10, 50].contains(release?["rollout_percent"] as? Int ?? 0))
+        #expect(decisions(fx).last?["rule"] as? String == "inconclusive")
+    }
 }
