@@ -15,6 +15,7 @@ import Testing
     /// then reports 4 outcomes of the model it runs, `purchased` with probability
     /// `rate(onChallenger)`. Returns the clients that got the challenger.
     private func simulate(_ fx: CatalogFixture, challenger: String, clients: Int = 2_000, seed: UInt64 = 42,
+                          dropsReport: (_ client: Int, _ onChallenger: Bool) -> Bool = { _, _ in false },
                           rate: (Bool) -> Double) throws -> [String] {
         var random = SeededGenerator(state: seed)
         let connection = try RawHTTPConnection(port: fx.server.port)
@@ -23,6 +24,7 @@ import Testing
             let client = "client-\(i)"
             let model = try #require(try post(connection, "/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
             if model == challenger { onChallenger.append(client) }
+            if dropsReport(i, model == challenger) { continue }
             let p = rate(model == challenger)
             let events = (0..<4).map { _ in
                 #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
@@ -154,5 +156,24 @@ import Testing
         #expect(ended, "\(String(describing: release))")
         #expect(release?["state"] as? String == "active" && [10, 50].contains(release?["rollout_percent"] as? Int ?? 0))
         #expect(decisions(fx).last?["rule"] as? String == "inconclusive")
+    }
+
+    @Test func halfTheTreatmentReportsLost_flagsSRM_SPEC11_3() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_stage_seconds":3600,"min_clients_per_arm":100,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        _ = try simulate(fx, challenger: challenger, dropsReport: { i, onChallenger in onChallenger && i % 2 == 0 }) { _ in 0.3 }
+        var release: [String: Any]?
+        let flagged = try ModeldServer.eventually(within: 30) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return (release?["guard"] as? [String: Any])?["status"] as? String == "srm"
+        }
+        #expect(flagged, "\(String(describing: release))")
+        #expect(release?["state"] as? String == "active", "on_srm notify does not pause")
+        let srm = try #require(decisions(fx).first { $0["rule"] as? String == "srm" })
+        let arms = try #require(srm["arms"] as? [String: [String: Any]])
+        let nT = try #require(arms["treatment"]?["clients"] as? Int), nC = try #require(arms["control"]?["clients"] as? Int)
+        #expect(Double(nT) / Double(nT + nC) < 0.45, "\(nT) vs \(nC)")
     }
 }
