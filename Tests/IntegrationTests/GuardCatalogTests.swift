@@ -98,4 +98,21 @@ import Testing
         #expect(!releases.isEmpty && releases.allSatisfy { $0["guard"] == nil })
         #expect(try Data(contentsOf: fx.server.modelsDir.appendingPathComponent("catalog.json")) == before)
     }
+
+    @Test func offlinePublish_withGuard_startsAtFirstStage_andRefusesAnOverlap_SPEC11_1() throws {
+        let fx = try CatalogFixture()
+        let dir = fx.scratch.appendingPathComponent("offline-models")
+        func publish(_ extra: [String]) throws -> ProcessResult {
+            try ChildProcess.run(TestBinaries.modelctl, ["publish", try fx.randomFile().path, "--sdk-min", "2.0", "--models-dir", dir.path,
+                                                         "--public-base-url", "http://models.example.test", "--json"] + extra)
+        }
+        let first = try publish(["--rollout", "90", "--guard-metric", "upsell:purchased", "--stages", "3,30"])
+        let release = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+        #expect(first.status == 0 && release?["rollout_percent"] as? Int == 3, "\(first.stderr)")
+        #expect(guardOf(release)?["stages"] as? [Int] == [3, 30])
+        let clash = try publish(["--guard", Self.metric + "}"])
+        #expect(clash.status == 1 && clash.stderr.contains("409 experiment_running"), "\(clash.stderr)")
+        let bad = try publish(["--guard-metric", "upsell:purchased", "--stages", "3,60"])
+        #expect(bad.status == 2 && bad.stderr.contains("guard.stages[1]"), "\(bad.stderr)")
+    }
 }
