@@ -82,9 +82,11 @@ struct GuardEvaluatorState {
             tail = GuardTail(directory: records.dataDir + "/events", firstDay: String(Timestamp(millisecondsSinceEpoch: oldest).rfc3339.prefix(10)))
         }
         let ids = Array(experiments.keys)
+        let skippedBefore = tail!.skipped
         tail!.poll { event in
             for id in ids { experiments[id]!.record(event) }
         }
+        metrics.recordGuardSkippedLines(tail!.skipped - skippedBefore)
         for id in ids {
             guard let experiment = experiments[id], let plan = experiment.release.guardPlan else { continue }
             let evaluation = GuardEngine.evaluate(plan, stage: experiment.release.rolloutPercent, arms: experiment.arms, now: now)

@@ -35,7 +35,7 @@ public final class Metrics: Sendable {
     /// Single-valued metrics, one cell each in `scalars`.
     private enum Scalar: Int, CaseIterable {
         case eventsAccepted, eventsDuplicate, eventsRejected, eventBatches, eventCommits
-        case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped
+        case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped, guardSkippedLines
     }
 
     public init(version: String) {
@@ -85,6 +85,8 @@ public final class Metrics: Sendable {
     public func recordAccessLogDropped(_ records: Int) { add(.accessLogDropped, records) }
 
     func recordGuard(release: String, _ gauges: GuardGauges?) { guards.withLock { $0[release] = gauges } }
+
+    func recordGuardSkippedLines(_ lines: Int) { add(.guardSkippedLines, lines) }
 
     func recordGuardDecision(release: String, rule: String) {
         guardDecisions.withLock { $0[release, default: [:]][rule, default: 0] += 1 }
@@ -150,6 +152,8 @@ public final class Metrics: Sendable {
         for (release, g) in gauges { if let d = g.delta { out.sample("modeld_guard_delta", labels: ["release": release], d) } }
         out.family("modeld_guard_bound", .gauge, help: "Half-width of the one-sided sequential bound on the guard's delta.")
         for (release, g) in gauges { if let b = g.bound { out.sample("modeld_guard_bound", labels: ["release": release], b) } }
+        out.family("modeld_guard_skipped_lines_total", .counter, help: "Event segment lines the guard evaluator could not read (torn, foreign or uncommitted groups).")
+        out.sample("modeld_guard_skipped_lines_total", value(.guardSkippedLines))
         out.family("modeld_guard_decisions_total", .counter, help: "Guard decisions recorded by this instance, by release and rule.")
         for (release, rules) in guardDecisions.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             for (rule, n) in rules.sorted(by: { $0.key < $1.key }) {

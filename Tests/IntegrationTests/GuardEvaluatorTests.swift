@@ -62,6 +62,13 @@ import Testing
         let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_clients_per_arm":200,"min_stage_seconds":3600,"tuning_clients":1000}"#
         let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
 
+        // A foreign file with a broken line among the segments never stops the evaluator.
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let day = fx.server.dataDir.appendingPathComponent("events/\(formatter.string(from: Date()))")
+        try FileManager.default.createDirectory(at: day, withIntermediateDirectories: true)
+        try Data("not json\n{\"torn\":\n".utf8).write(to: day.appendingPathComponent("foreign-000001.jsonl"))
+
         // 2,000 clients: the challenger converts 10 % of prompts, the baseline 50 %.
         let onChallenger = try simulate(fx, challenger: challenger) { $0 ? 0.1 : 0.5 }
         // Half the clients are in the 50 % stage until the pause, which may come while they post.
@@ -100,6 +107,7 @@ import Testing
         #expect((status["decisions"] as? [[String: Any]])?.contains { $0["rule"] as? String == "pause" } == true)
         let metrics = try fx.curl("/metrics").text
         #expect(metrics.contains(#"modeld_guard_decisions_total{release="\#(challenger)",rule="pause"} 1"#), "\(metrics)")
+        #expect(metrics.contains("modeld_guard_skipped_lines_total 2"), "the foreign file's two lines that are not events")
         // Gauges are for running guards: the paused one has left them.
         #expect(metrics.contains("# TYPE modeld_guard_clients gauge") && !metrics.contains(#"modeld_guard_clients{release="\#(challenger)""#))
         let show = try fx.modelctl(["show", challenger])
