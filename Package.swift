@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims", "ModeldSigning",
+            "CLinuxShims", "Guardrails", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -59,14 +59,14 @@ let package = Package(
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "CLinuxShims",
+            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "ModeldCore", "CCurl", "CurlTransport", "CLinuxShims",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CCurl", "CurlTransport", "CLinuxShims",
             "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -84,7 +84,7 @@ let package = Package(
 
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "ModeldSigning"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),

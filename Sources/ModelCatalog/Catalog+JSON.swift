@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Guardrails
 
 // catalog.json: {"format":1,"catalog_version":V,"public_base_url":U,"next_seq":N,"releases":[<admin form without url>, …]}
 extension Catalog {
@@ -53,7 +54,7 @@ extension Catalog {
                         do throws(CatalogError) { return try v.variant(time) } catch {
                             throw .invalid("variants[\(j)].\(error.parameter ?? "")", error.message)
                         }
-                    })
+                    }, guardPlan: try e.guard.map(Self.storedGuard))
                 if let f = e.file, f != r.file { throw .invalid("file", "\(f) is not <id>.<ext> (\(r.file))") }
                 releases.append(r)
             } catch {
@@ -63,6 +64,17 @@ extension Catalog {
         // Absent in catalogs written before SPEC §12: 0 until the first change writes 1.
         try self.init(releases: releases, nextSeq: file.next_seq, catalogVersion: file.catalog_version ?? 0,
                       publicBaseURL: file.public_base_url)
+    }
+}
+
+extension Catalog {
+    /// A stored guard, runtime fields included, in the catalog's own time format.
+    fileprivate static func storedGuard(_ document: GuardPlan.Document) throws(CatalogError) -> GuardPlan {
+        do {
+            return try GuardPlan(stored: document, parseTime: { Timestamp(rfc3339: $0)?.millisecondsSinceEpoch })
+        } catch {
+            throw .invalid(error.field, error.message)
+        }
     }
 }
 
@@ -91,6 +103,8 @@ private struct ReleaseDTO: Decodable {
     var retired_at: String?
     var file_deleted_at: String?
     var content_type: String?
+    /// Absent in catalogs written before SPEC §11 and on unguarded releases.
+    var `guard`: GuardPlan.Document?
     var variants: [VariantDTO]?
 }
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Guardrails
 
 /// Every release ever published plus the sequence high-water mark (SPEC §2, §3). A value:
 /// readers share one immutable snapshot; `CatalogStore.mutate` produces the next one.
@@ -115,6 +116,7 @@ public struct Catalog: Equatable, Sendable {
         guard self.release(id: release.id) == nil else {
             throw CatalogError(.idInUse, parameter: "id", "release id \(release.id) is already in the catalog")
         }
+        try checkGuardOverlap(release)
         byID[release.id.lowercased()] = releases.count
         byFile[release.file] = releases.count
         releases.append(release)
@@ -127,11 +129,41 @@ public struct Catalog: Equatable, Sendable {
         throw CatalogError(.notFound, parameter: "id", "no release with id \(id)")
     }
 
-    /// Applies a patch; a retired release cannot change (409 `retired`).
+    /// A release whose running guard covers clients of `channel` in `[sdkMin, sdkMax)` (SPEC
+    /// §11.1), other than `excluding`.
+    public func runningGuard(channel: String, sdkMin: SDKVersion, sdkMax: SDKVersion?, excluding id: String? = nil) -> Release? {
+        releases.first { r in
+            r.id.lowercased() != id?.lowercased() && r.hasRunningGuard && r.channel == channel
+                && (sdkMax.map { r.sdkMinVersion < $0 } ?? true) && (r.sdkMaxVersion.map { sdkMin < $0 } ?? true)
+        }
+    }
+
+    /// 409 `experiment_running` when `release` has a running guard and another one overlaps it:
+    /// two challengers ramped over the same clients would each count the other as control.
+    func checkGuardOverlap(_ release: Release) throws(CatalogError) {
+        guard release.hasRunningGuard,
+              let other = runningGuard(channel: release.channel, sdkMin: release.sdkMinVersion, sdkMax: release.sdkMaxVersion, excluding: release.id)
+        else { return }
+        throw .experimentRunning(other)
+    }
+
+    /// Applies a patch; a retired release cannot change (409 `retired`). A manual rollout or
+    /// state change stops a running guard (SPEC §11.4: the operator always wins); a new guard
+    /// starts at its first stage, like a guarded publish.
     public mutating func apply(_ patch: ReleasePatch, to id: String, now: Timestamp) throws(CatalogError) -> Release {
         let i = try index(of: id)
         var r = releases[i]
         guard r.state != .retired else { throw CatalogError(.retired, parameter: "state", "release \(r.id) is retired and cannot change") }
+        if (patch.rolloutPercent != nil || patch.state != nil), r.hasRunningGuard {
+            r.guardPlan?.runtime.status = .stopped
+        }
+        if let plan = patch.guardPlan {
+            guard r.rolloutPercent < 100 else {
+                throw .invalid("guard", "release \(r.id) already reached 100 %; publish the challenger as a new release")
+            }
+            r.rolloutPercent = plan.stages[0]
+            r.guardPlan = plan.started(at: now)
+        }
         if let p = patch.rolloutPercent {
             try Release.validateRollout(p)
             r.rolloutPercent = p
@@ -145,6 +177,22 @@ public struct Catalog: Equatable, Sendable {
             r.state = s
             if s == .retired { r.retiredAt = now }
         }
+        try checkGuardOverlap(r)   // a new guard, or a running one whose sdk_max moved
+        releases[i] = r
+        return r
+    }
+
+    /// The guard evaluator's change (SPEC §11.4): new runtime fields, the next stage's rollout
+    /// and a pause, on a release whose guard still runs at `stage`. Anything else (a manual
+    /// change raced the evaluation) leaves the catalog alone and answers nil: the operator wins.
+    public mutating func applyGuardDecision(
+        id: String, stage: Int, runtime: GuardPlan.Runtime, rolloutPercent: Int?, pause: Bool
+    ) -> Release? {
+        guard let i = try? index(of: id), releases[i].hasRunningGuard, releases[i].rolloutPercent == stage else { return nil }
+        var r = releases[i]
+        r.guardPlan?.runtime = runtime
+        if let rolloutPercent { r.rolloutPercent = rolloutPercent }
+        if pause { r.state = .paused }
         releases[i] = r
         return r
     }
@@ -193,23 +241,29 @@ public struct ReleasePatch: Equatable, Sendable {
     public var state: Release.State?
     public var sdkMax: String??
     public var label: String?
+    /// A guard to start (SPEC §11.1); it owns the rollout, so it comes without rollout_percent/state.
+    public var guardPlan: GuardPlan?
 
-    public init(rolloutPercent: Int? = nil, state: Release.State? = nil, sdkMax: String?? = nil, label: String? = nil) {
+    public init(rolloutPercent: Int? = nil, state: Release.State? = nil, sdkMax: String?? = nil, label: String? = nil, guardPlan: GuardPlan? = nil) {
         self.rolloutPercent = rolloutPercent
         self.state = state
         self.sdkMax = sdkMax
         self.label = label
+        self.guardPlan = guardPlan
     }
 
-    public var isEmpty: Bool { rolloutPercent == nil && state == nil && sdkMax == nil && label == nil }
+    public var isEmpty: Bool { rolloutPercent == nil && state == nil && sdkMax == nil && label == nil && guardPlan == nil }
 
     /// Parses a PATCH body: a JSON object with any of `rollout_percent`, `state`, `sdk_max`
     /// (string, or null to remove the upper bound), `label`. Unknown keys and wrong types are
     /// `invalid_parameter`; `{}` is an empty patch (the route answers the release unchanged).
     public init(json: [UInt8]) throws(CatalogError) {
         let dto = try decodeStrict(PatchDTO.self, from: json,
-                                   otherwise: .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max or label"))
-        self.init(rolloutPercent: dto.rolloutPercent, state: dto.state, sdkMax: dto.sdkMax, label: dto.label)
+                                   otherwise: .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max, label or guard"))
+        self.init(rolloutPercent: dto.rolloutPercent, state: dto.state, sdkMax: dto.sdkMax, label: dto.label, guardPlan: dto.guardPlan)
+        if guardPlan != nil, rolloutPercent != nil || state != nil {
+            throw .invalid("guard", "cannot be combined with rollout_percent or state: the guard sets the rollout itself")
+        }
     }
 }
 
@@ -218,6 +272,7 @@ private struct PatchDTO: Decodable {
     var state: Release.State?
     var sdkMax: String??
     var label: String?
+    var guardPlan: GuardPlan?
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
@@ -241,10 +296,47 @@ private struct PatchDTO: Decodable {
             case "label":
                 guard let v = try? c.decode(String.self, forKey: key) else { throw CatalogError.invalid("label", "must be a string") }
                 label = v
+            case "guard":
+                let document: GuardPlan.Document
+                do {
+                    document = try c.decode(GuardPlan.Document.self, forKey: key)
+                } catch let e as GuardPlanError {
+                    throw CatalogError.invalid(e.field, e.message)
+                } catch {
+                    throw CatalogError.invalid("guard", "must be a JSON object")
+                }
+                guardPlan = try GuardPlan.operatorInput(document)
             default:
-                throw CatalogError.invalid(key.stringValue, "unknown field; allowed: rollout_percent, state, sdk_max, label")
+                throw CatalogError.invalid(key.stringValue, "unknown field; allowed: rollout_percent, state, sdk_max, label, guard")
             }
         }
+    }
+}
+
+extension CatalogError {
+    /// 409 `experiment_running`: `other`'s guard already judges these clients.
+    public static func experimentRunning(_ other: Release) -> CatalogError {
+        CatalogError(.experimentRunning, parameter: "guard",
+                     "release \(other.id) has a running guard on channel \(other.channel) for overlapping SDK versions")
+    }
+}
+
+extension GuardPlan {
+    /// An operator's guard (publish parameter or PATCH body), its errors as `invalid_parameter`
+    /// naming the field (`guard.stages[2]`).
+    static func operatorInput(_ document: Document) throws(CatalogError) -> GuardPlan {
+        do { return try GuardPlan(operatorInput: document) } catch { throw .invalid(error.field, error.message) }
+    }
+
+    /// The plan as it begins: collecting, at its first stage since `now`.
+    func started(at now: Timestamp) -> GuardPlan {
+        var plan = self
+        plan.runtime = Runtime(status: .collecting, startedAt: now.millisecondsSinceEpoch, stageStartedAt: now.millisecondsSinceEpoch)
+        return plan
+    }
+
+    public static func operatorInput(json text: String) throws(CatalogError) -> GuardPlan {
+        do { return try GuardPlan(json: Array(text.utf8)) } catch { throw .invalid(error.field, error.message) }
     }
 }
 

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Guardrails
 #endif
 
 /// The catalog on disk (SPEC §2, §9): `catalog.json`, the derived `latest_model_details.json`,
@@ -129,7 +130,7 @@ public final class CatalogStore: Sendable {
                     id: id, seq: seq, ext: request.ext, sha256: upload.sha256, size: upload.size,
                     sdkMin: request.sdkMin, sdkMax: request.sdkMax, channel: request.channel,
                     rolloutPercent: request.rolloutPercent, label: request.label, publishedAt: now,
-                    contentType: request.contentType)
+                    contentType: request.contentType, guardPlan: request.guardPlan.map { $0.started(at: now) })
             }
             return (release, release.file)
         }

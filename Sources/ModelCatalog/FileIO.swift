@@ -5,7 +5,7 @@ import Glibc
 /// Thin EINTR-safe wrappers over the syscalls the catalog's data path needs. Every failure is
 /// a `CatalogError`; ENOSPC/EDQUOT become `insufficient_storage` (507) so callers can tell a
 /// full disk from a broken one.
-enum FileIO {
+public enum FileIO {
     static func error(_ op: String, _ path: String, _ code: Int32 = errno) -> CatalogError {
         let text = String(cString: strerror(code))
         if code == ENOSPC || code == EDQUOT {
@@ -14,7 +14,7 @@ enum FileIO {
         return CatalogError(.io, "\(op) \(path): \(text)")
     }
 
-    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) throws(CatalogError) -> Int32 {
+    public static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) throws(CatalogError) -> Int32 {
         while true {
             let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
@@ -35,7 +35,7 @@ enum FileIO {
         }
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(CatalogError) {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(CatalogError) {
         // Array.withUnsafeBytes only rethrows untyped errors: carry the typed one out by hand.
         let failure: CatalogError? = bytes.withUnsafeBytes { raw in
             do throws(CatalogError) { try writeAll(fd, raw, path: path); return nil } catch { return error }
@@ -43,7 +43,7 @@ enum FileIO {
         if let failure { throw failure }
     }
 
-    static func fsync(_ fd: Int32, path: String) throws(CatalogError) {
+    public static func fsync(_ fd: Int32, path: String) throws(CatalogError) {
         while Glibc.fsync(fd) != 0 {
             if errno != EINTR { throw error("fsync", path) }
         }
@@ -57,7 +57,7 @@ enum FileIO {
     }
 
     /// The whole file, or nil when it does not exist.
-    static func read(_ path: String) throws(CatalogError) -> [UInt8]? {
+    public static func read(_ path: String) throws(CatalogError) -> [UInt8]? {
         var fd: Int32
         repeat { fd = Glibc.open(path, O_RDONLY | O_CLOEXEC) } while fd < 0 && errno == EINTR
         if fd < 0 {
@@ -82,13 +82,13 @@ enum FileIO {
         guard Glibc.rename(from, to) == 0 else { throw error("rename \(from) to", to) }
     }
 
-    static func makeDirectory(_ path: String) throws(CatalogError) {
+    public static func makeDirectory(_ path: String) throws(CatalogError) {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw error("mkdir", path) }
     }
 
     static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-    static func entries(of directory: String) -> [String] {
+    public static func entries(of directory: String) -> [String] {
         guard let dir = opendir(directory) else { return [] }
         defer { closedir(dir) }
         var names: [String] = []
@@ -116,7 +116,7 @@ enum FileIO {
     /// SPEC §2: temp in the same directory, fsync, rename over the target, fsync the directory.
     /// A crash leaves the old or the new file, never a partial one (the temp is a dot file
     /// that nothing serves).
-    static func atomicReplace(_ path: String, with bytes: [UInt8]) throws(CatalogError) {
+    public static func atomicReplace(_ path: String, with bytes: [UInt8]) throws(CatalogError) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

@@ -1,3 +1,5 @@
+import Guardrails
+
 /// The validated parameters of a publish (`POST /admin/models?…`, `modelctl publish`).
 public struct PublishRequest: Equatable, Sendable {
     public let sdkMin: String
@@ -9,10 +11,12 @@ public struct PublishRequest: Equatable, Sendable {
     public let contentType: String
     /// An imported id to keep (`--id`); nil = a fresh random v4.
     public let id: String?
+    /// A challenger's guard (SPEC §11.1): the release then starts at its first stage.
+    public let guardPlan: GuardPlan?
 
     public init(
         sdkMin: String, sdkMax: String? = nil, channel: String? = nil, rolloutPercent: Int? = nil,
-        label: String? = nil, ext: String, contentType: String? = nil, id: String? = nil
+        label: String? = nil, ext: String, contentType: String? = nil, id: String? = nil, guardPlan: GuardPlan? = nil
     ) throws(CatalogError) {
         _ = try Release.validateRange(sdkMin: sdkMin, sdkMax: sdkMax)
         let channel = channel ?? Release.defaultChannel
@@ -28,7 +32,10 @@ public struct PublishRequest: Equatable, Sendable {
         self.sdkMin = sdkMin
         self.sdkMax = sdkMax
         self.channel = channel
-        self.rolloutPercent = rollout
+        // "A guarded publish starts at the first stage whatever rollout says" (a given rollout
+        // is still validated: a typo is an error either way).
+        self.rolloutPercent = guardPlan?.stages[0] ?? rollout
+        self.guardPlan = guardPlan
         self.label = label
         self.ext = ext
         self.contentType = contentType
@@ -36,10 +43,17 @@ public struct PublishRequest: Equatable, Sendable {
     }
 
     /// From the admin API's query parameters: `sdk_min` (required), `sdk_max`, `channel`,
-    /// `rollout`, `label`, `ext` (required), `id`, `content_type`. Unknown names are refused so a
+    /// `rollout`, `label`, `ext` (required), `id`, `content_type`, `guard` (JSON). Unknown names are refused so a
     /// typo (`sdkmax`) does not silently publish to every version.
+    /// A running guard this guarded publish would overlap (SPEC §11.1, 409 `experiment_running`),
+    /// checked before the upload is read; the check that counts is the one under the lock.
+    public func conflictingGuard(in catalog: Catalog) -> Release? {
+        guard guardPlan != nil, let low = SDKVersion(sdkMin) else { return nil }
+        return catalog.runningGuard(channel: channel, sdkMin: low, sdkMax: sdkMax.flatMap(SDKVersion.init))
+    }
+
     public init(parameters: [String: String]) throws(CatalogError) {
-        let known: Set<String> = ["sdk_min", "sdk_max", "channel", "rollout", "label", "ext", "id", "content_type"]
+        let known: Set<String> = ["sdk_min", "sdk_max", "channel", "rollout", "label", "ext", "id", "content_type", "guard"]
         if let unknown = parameters.keys.sorted().first(where: { !known.contains($0) }) {
             throw .invalid(unknown, "unknown parameter")
         }
@@ -52,6 +66,7 @@ public struct PublishRequest: Equatable, Sendable {
         }
         try self.init(
             sdkMin: sdkMin, sdkMax: parameters["sdk_max"], channel: parameters["channel"], rolloutPercent: rollout,
-            label: parameters["label"], ext: ext, contentType: parameters["content_type"], id: parameters["id"])
+            label: parameters["label"], ext: ext, contentType: parameters["content_type"], id: parameters["id"],
+            guardPlan: try parameters["guard"].map { (text) throws(CatalogError) in try GuardPlan.operatorInput(json: text) })
     }
 }

@@ -1,3 +1,5 @@
+import Guardrails
+
 extension Release {
     /// `public_base_url` + `/models/` + file; a trailing `/` on the base is not doubled.
     public func url(publicBaseURL: String) -> String {
@@ -67,6 +69,10 @@ extension Release {
             w.beginArray()
             for v in variants { v.write(to: &w, publicBaseURL: publicBaseURL) }
             w.endArray()
+        }
+        if let guardPlan {
+            w.key("guard")
+            w.raw(guardPlan.json(formatTime: { Timestamp(millisecondsSinceEpoch: $0).rfc3339 }))
         }
         if let catalogVersion { w.field("catalog_version", catalogVersion) }
         w.endObject()

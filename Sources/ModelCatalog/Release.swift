@@ -1,3 +1,5 @@
+import Guardrails
+
 /// One published model (SPEC §3). A value: the catalog is an array of these.
 /// `sdkMin`/`sdkMax` keep the text as published; `sdkMinVersion`/`sdkMaxVersion` are parsed once.
 public struct Release: Hashable, Sendable {
@@ -20,6 +22,8 @@ public struct Release: Hashable, Sendable {
     public internal(set) var retiredAt: Timestamp?
     public internal(set) var fileDeletedAt: Timestamp?
     public let contentType: String
+    /// The challenger's guard (SPEC §11.1), nil for an unguarded release.
+    public internal(set) var guardPlan: GuardPlan?
     /// Device-class files (SPEC §3.1), in answer order; removed ones stay until GC.
     public internal(set) var variants: [Variant]
 
@@ -35,7 +39,7 @@ public struct Release: Hashable, Sendable {
         sdkMin: String, sdkMax: String? = nil, channel: String = Release.defaultChannel,
         rolloutPercent: Int = 100, state: State = .active, label: String = "",
         publishedAt: Timestamp, retiredAt: Timestamp? = nil, fileDeletedAt: Timestamp? = nil,
-        contentType: String? = nil, variants: [Variant] = []
+        contentType: String? = nil, variants: [Variant] = [], guardPlan: GuardPlan? = nil
     ) throws(CatalogError) {
         try Release.validateID(id)
         try Release.validateExt(ext)
@@ -64,6 +68,7 @@ public struct Release: Hashable, Sendable {
         self.retiredAt = retiredAt
         self.fileDeletedAt = fileDeletedAt
         self.contentType = contentType
+        self.guardPlan = guardPlan
         self.variants = variants
         self.sdkMinVersion = minV
         self.sdkMaxVersion = maxV
@@ -73,6 +78,13 @@ public struct Release: Hashable, Sendable {
         let (_, maxV) = try Release.validateRange(sdkMin: sdkMin, sdkMax: text)
         sdkMax = text
         sdkMaxVersion = maxV
+    }
+
+    /// Whether the guard still decides this release's rollout (SPEC §11.4): it has one that is
+    /// not finished, and the release is not retired.
+    public var hasRunningGuard: Bool {
+        guard let guardPlan, state != .retired else { return false }
+        return !guardPlan.isFinished
     }
 
     /// Whether a client at `v` is inside `[sdk_min, sdk_max)`.

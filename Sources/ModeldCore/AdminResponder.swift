@@ -1,3 +1,4 @@
+import Guardrails
 import HTTPServer
 import HTTPWire
 import ModelCatalog
@@ -12,6 +13,7 @@ struct AdminResponder: Sendable {
     let metrics: Metrics
     let instance: String
     let maxUploadBytes: Int64
+    let guardRecords: GuardRecords
 
     static let collection = "/admin/models"
     private static let label = RequestLabel(route: .admin)
@@ -38,6 +40,9 @@ struct AdminResponder: Sendable {
         }
         switch (segments.count, segments.count > 1 ? segments[1] : "") {
         case (1, _): break
+        case (2, "guard"):
+            guard head.method == "GET" || head.method == "HEAD" else { return .respond(notAllowed("GET, HEAD")) }
+            return .respond(guardStatus(id))
         case (2, "variants"):
             guard head.method == "POST" else { return .respond(notAllowed("POST")) }
             return addVariant(id, head, exchange)
@@ -85,6 +90,36 @@ struct AdminResponder: Sendable {
         return json(200, r.adminJSON(publicBaseURL: served.publicBaseURL, catalogVersion: served.catalog.catalogVersion))
     }
 
+    /// `GET /admin/models/ID/guard` (SPEC §11.5): the guard's place from the catalog, the last
+    /// evaluation's figures from `data/guard-state/` (any replica can answer), the last 20 decisions.
+    private func guardStatus(_ id: String) -> Response {
+        let served = catalog.served.snapshot
+        guard let r = served.catalog.release(id: id), let plan = r.guardPlan else {
+            return Response.error(404, "not_found", "release \(id) has no guard").labelled(Self.label)
+        }
+        var w = JSONWriter(capacity: 2048)
+        w.beginObject()
+        w.field("release", r.id)
+        w.field("status", plan.runtime.status.rawValue)
+        w.field("stage", r.rolloutPercent)
+        w.key("stage_started_at")
+        if let t = plan.runtime.stageStartedAt { w.string(Timestamp(millisecondsSinceEpoch: t).rfc3339) } else { w.null() }
+        var figures = JSONWriter(capacity: 512)
+        figures.beginObject()
+        figures.field("pending_clients", 0)
+        GuardRecords.writeFigures(&figures, GuardFigures(plan: plan, arms: GuardAccumulator()))
+        figures.endObject()
+        // The state file is one JSON object the evaluator wrote; its members join this one's.
+        let state = (try? FileIO.read(guardRecords.statePath(r.id))).flatMap { $0.count > 2 ? $0 : nil } ?? figures.bytes
+        w.key("decisions")
+        w.beginArray()
+        for line in guardRecords.decisions(of: r.id) { w.raw(line) }
+        w.endArray()
+        w.endObject()
+        let members = state[1..<(state.lastIndex(of: UInt8(ascii: "}")) ?? 1)]
+        return json(200, Array(w.bytes.dropLast()) + [UInt8(ascii: ",")] + members + [UInt8(ascii: "}")])
+    }
+
     private func publish(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         let request: PublishRequest
         do throws(CatalogError) {
@@ -95,6 +130,9 @@ struct AdminResponder: Sendable {
         // Everything decidable from the head is answered before a byte of the body is read.
         if let id = request.id, catalog.served.snapshot.catalog.release(id: id) != nil {
             return .respond(Response.error(409, "id_in_use", "release id \(id) is already in the catalog").labelled(Self.label))
+        }
+        if let other = request.conflictingGuard(in: catalog.served.snapshot.catalog) {
+            return .respond(Self.errorResponse(.experimentRunning(other)))
         }
         return upload(head, exchange) { [self] (upload) throws(CatalogError) in
             let release = try store.publish(upload, request)

@@ -66,6 +66,9 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(name: "drain_seconds") { draft, input throws(ConfigurationValueError) in
             draft.configuration.drainSeconds = try input.int(0...3_600)
         },
+        ConfigurationKey(name: "guard_interval_seconds") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.guardIntervalSeconds = try input.int(1...86_400)
+        },
         ConfigurationKey(name: "access_log") { draft, input throws(ConfigurationValueError) in
             draft.accessLog = try input.path()
         },

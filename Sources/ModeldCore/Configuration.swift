@@ -17,6 +17,8 @@ public struct Configuration: Sendable, Equatable {
     public var retiredGraceDays: Int
     public var dedupWindowHours: Int
     public var drainSeconds: Int
+    /// How often the guard evaluator looks at running guards (SPEC §11.4).
+    public var guardIntervalSeconds: Int
     public var accessLog: AccessLogSetting
     /// Size at which the access log rotates; 0 = never.
     public var accessLogMaxBytes: Int64
@@ -71,7 +73,7 @@ public struct Configuration: Sendable, Equatable {
             listen: ListenAddress(host: "0.0.0.0", port: 8080),
             publicBaseURL: nil, modelsDir: "models", dataDir: "data", adminToken: nil,
             instanceID: hostName, latestMaxAgeSeconds: 60, workers: 0, retiredGraceDays: 7,
-            dedupWindowHours: 48, drainSeconds: 10,
+            dedupWindowHours: 48, drainSeconds: 10, guardIntervalSeconds: 60,
             accessLog: .file("data/access-\(hostName).log"),
             accessLogMaxBytes: 268_435_456, accessLogKeep: 10,
             limits: Limits(), signing: nil, sources: ["defaults"])

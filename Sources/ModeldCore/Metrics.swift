@@ -20,11 +20,22 @@ public final class Metrics: Sendable {
     private let scalars = MetricsCounterTable(count: Scalar.allCases.count)
     private let fsyncSeconds = MetricsHistogram(bounds: Metrics.fsyncBuckets)
     private let openConnections = Mutex<@Sendable () -> Int>({ 0 })
+    /// The guard evaluator's last figures per release and its decisions per (release, rule)
+    /// (SPEC §11.5); written once per evaluation on its thread, never by a loop.
+    private let guards = Mutex<[String: GuardGauges]>([:])
+    private let guardDecisions = Mutex<[String: [String: Int]]>([:])
+
+    struct GuardGauges: Sendable {
+        var treatmentClients: Int
+        var controlClients: Int
+        var delta: Double?
+        var bound: Double?
+    }
 
     /// Single-valued metrics, one cell each in `scalars`.
     private enum Scalar: Int, CaseIterable {
         case eventsAccepted, eventsDuplicate, eventsRejected, eventBatches, eventCommits
-        case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped
+        case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped, guardSkippedLines
     }
 
     public init(version: String) {
@@ -73,6 +84,14 @@ public final class Metrics: Sendable {
 
     public func recordAccessLogDropped(_ records: Int) { add(.accessLogDropped, records) }
 
+    func recordGuard(release: String, _ gauges: GuardGauges?) { guards.withLock { $0[release] = gauges } }
+
+    func recordGuardSkippedLines(_ lines: Int) { add(.guardSkippedLines, lines) }
+
+    func recordGuardDecision(release: String, rule: String) {
+        guardDecisions.withLock { $0[release, default: [:]][rule, default: 0] += 1 }
+    }
+
     private func add(_ scalar: Scalar, _ amount: Int = 1) { scalars.add(scalar.rawValue, amount) }
     private func value(_ scalar: Scalar) -> Int { scalars.value(scalar.rawValue) }
 
@@ -115,8 +134,31 @@ public final class Metrics: Sendable {
         out.sample("modeld_publishes_total", value(.publishes))
         out.family("modeld_access_log_dropped_total", .counter, help: "Access-log records dropped because the writer fell behind or failed.")
         out.sample("modeld_access_log_dropped_total", value(.accessLogDropped))
+        renderGuards(&out)
         out.family("modeld_build_info", .gauge, help: "Build information; the value is always 1.")
         out.sample("modeld_build_info", labels: ["version": version], 1)
         return out.text
+    }
+
+    /// Only the evaluating instance has samples (SPEC §11.4: one instance evaluates).
+    private func renderGuards(_ out: inout MetricsTextWriter) {
+        let gauges = guards.withLock { $0 }.sorted { $0.key < $1.key }
+        out.family("modeld_guard_clients", .gauge, help: "Clients counted in each arm of a running guard.")
+        for (release, g) in gauges {
+            out.sample("modeld_guard_clients", labels: ["release": release, "arm": "treatment"], g.treatmentClients)
+            out.sample("modeld_guard_clients", labels: ["release": release, "arm": "control"], g.controlClients)
+        }
+        out.family("modeld_guard_delta", .gauge, help: "Treatment mean minus control mean of a running guard.")
+        for (release, g) in gauges { if let d = g.delta { out.sample("modeld_guard_delta", labels: ["release": release], d) } }
+        out.family("modeld_guard_bound", .gauge, help: "Half-width of the one-sided sequential bound on the guard's delta.")
+        for (release, g) in gauges { if let b = g.bound { out.sample("modeld_guard_bound", labels: ["release": release], b) } }
+        out.family("modeld_guard_skipped_lines_total", .counter, help: "Event segment lines the guard evaluator could not read (torn, foreign or uncommitted groups).")
+        out.sample("modeld_guard_skipped_lines_total", value(.guardSkippedLines))
+        out.family("modeld_guard_decisions_total", .counter, help: "Guard decisions recorded by this instance, by release and rule.")
+        for (release, rules) in guardDecisions.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            for (rule, n) in rules.sorted(by: { $0.key < $1.key }) {
+                out.sample("modeld_guard_decisions_total", labels: ["release": release, "rule": rule], n)
+            }
+        }
     }
 }

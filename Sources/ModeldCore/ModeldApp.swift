@@ -136,13 +136,16 @@ public enum ModeldApp {
         signingService?.start()
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
+        let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher, metrics: metrics)
+        guardEvaluator.start()
 
         let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds, signing: signing)
         router.install(Router(
             latest: latest,
             models: ModelFileResponder(catalog: holder),
             admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
-                                  instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes),
+                                  instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes,
+                                  guardRecords: GuardRecords(dataDir: config.dataDir)),
             events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
             operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining }),
             signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds)))
@@ -161,6 +164,7 @@ public enum ModeldApp {
                 log.info("draining for up to \(config.drainSeconds) s")
                 server.stop(after: Double(config.drainSeconds))
                 collector.stop()
+                guardEvaluator.stop()
                 signingService?.stop()
                 watcher.stop()
                 events.close()

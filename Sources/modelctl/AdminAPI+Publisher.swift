@@ -7,6 +7,7 @@ extension AdminAPI: Publisher {
             ("sdk_min", request.sdkMin), ("sdk_max", request.sdkMax), ("channel", request.channel),
             ("rollout", request.rolloutPercent.map(String.init)), ("label", request.label), ("ext", request.ext),
             ("id", request.id), ("content_type", request.contentType),
+            ("guard", request.guardJSON),
         ]
         let upload = HTTPClientRequest(
             method: "POST", path: "/admin/models", query: query,

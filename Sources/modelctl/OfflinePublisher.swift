@@ -1,4 +1,5 @@
 import Foundation
+import Guardrails
 import ModelCatalog
 import ModeldSigning
 
@@ -27,7 +28,9 @@ struct OfflinePublisher: Publisher {
                 throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
             }
             try store.checkBaseURL(catalog)
-            let release = try store.publishFile(path: request.file, request.catalogRequest(), instance: instance)
+            let catalogRequest = try request.catalogRequest()
+            if let other = catalogRequest.conflictingGuard(in: catalog) { throw CatalogError.experimentRunning(other) }
+            let release = try store.publishFile(path: request.file, catalogRequest, instance: instance)
             signDetails()
             return release.adminJSON()
         } catch {
@@ -55,7 +58,8 @@ extension PublishRequest {
     func catalogRequest() throws(CatalogError) -> ModelCatalog.PublishRequest {
         try ModelCatalog.PublishRequest(
             sdkMin: sdkMin, sdkMax: sdkMax, channel: channel, rolloutPercent: rolloutPercent,
-            label: label, ext: ext, contentType: contentType, id: id)
+            label: label, ext: ext, contentType: contentType, id: id,
+            guardPlan: try guardJSON.map { (text) throws(CatalogError) in try GuardPlan.operatorInput(json: text) })
     }
 }
 

@@ -19,6 +19,7 @@ struct PublishCommand: ParsableCommand {
     @Option(help: "Free-text label, at most 200 characters.") var label: String?
     @Option(help: "Content-Type the file is served with (default from the extension).") var contentType: String?
     @Option(help: "Keep this existing release UUID (imports keep their URLs).") var id: String?
+    @OptionGroup(title: "Guard (SPEC §11: a challenger ramped and judged by the server)") var guardOptions: GuardOptions
     @OptionGroup var offline: OfflineOptions
 
     func validate() throws {
@@ -34,13 +35,15 @@ struct PublishCommand: ParsableCommand {
         }
         if let id { try AdminValidation.releaseID(id, option: "--id") }
         _ = try AdminValidation.ext(ofFile: file)
+        _ = try guardOptions.json()
     }
 
     func run() throws {
         try failing {
             let request = PublishRequest(
                 file: file, ext: try AdminValidation.ext(ofFile: file), sdkMin: sdkMin, sdkMax: sdkMax,
-                channel: channel, rolloutPercent: rollout, label: label, contentType: contentType, id: id)
+                channel: channel, rolloutPercent: rollout, label: label, contentType: contentType, id: id,
+                guardJSON: try guardOptions.json())
             try ReleaseOutput(json: global.json).printRelease(try publisher().publish(request))
         }
     }

@@ -10,6 +10,8 @@ struct PublishRequest {
     let label: String?
     let contentType: String?
     let id: String?
+    /// The guard's JSON as the operator gave it (SPEC §11.1).
+    let guardJSON: String?
 }
 
 /// Where a publish lands. `AdminAPI` streams the file to a server (`POST /admin/models`);

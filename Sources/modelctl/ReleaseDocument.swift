@@ -20,6 +20,8 @@ struct ReleaseDocument: Decodable {
     let fileDeletedAt: String?
     /// The catalog version the answer describes (SPEC §12); absent from /latest documents.
     let catalogVersion: Int64?
+    /// A challenger's guard (SPEC §11.1), summarised on one line.
+    let `guard`: GuardSummary?
     /// The variant a /latest document answers with (SPEC §3.1).
     let variant: String?
     let variants: [VariantDocument]?
@@ -33,7 +35,7 @@ struct ReleaseDocument: Decodable {
             ("rollout_percent", rolloutPercent.map(String.init)), ("state", state), ("label", label),
             ("content_type", contentType), ("published_at", publishedAt), ("retired_at", retiredAt),
             ("file_deleted_at", fileDeletedAt), ("catalog_version", catalogVersion.map(String.init)),
-            ("variant", variant),
+            ("variant", variant), ("guard", `guard`?.text),
         ] + (variants ?? []).map { ("variant " + $0.name, $0.summary) }
         return all.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : (name, $0) } }
     }
@@ -42,6 +44,33 @@ struct ReleaseDocument: Decodable {
     var sdkRange: String {
         guard let sdkMin else { return "" }
         return sdkMax.map { "\(sdkMin)..<\($0)" } ?? "\(sdkMin)+"
+    }
+}
+
+/// The parts of a release's `guard` an operator reads first: the metric, the plan, where it is.
+struct GuardSummary: Decodable {
+    struct Metric: Decodable {
+        let name: String
+        let outcome: String?
+        let kind: String?
+        let direction: String?
+    }
+
+    let metric: Metric
+    let stages: [Int]?
+    let goal: String?
+    let status: String?
+    let stageStartedAt: String?
+
+    /// `collecting, rate upsell_prompt=purchased higher_is_better, stages 1,5,10,25,50, goal guard, stage since …`
+    var text: String {
+        let what = metric.outcome.map { "\(metric.name)=\($0)" } ?? metric.name
+        let parts: [String?] = [
+            status, [metric.kind, what, metric.direction].compactMap { $0 }.joined(separator: " "),
+            stages.map { "stages " + $0.map(String.init).joined(separator: ",") }, goal.map { "goal " + $0 },
+            stageStartedAt.map { "stage since " + $0 },
+        ]
+        return parts.compactMap { $0 }.joined(separator: ", ")
     }
 }
 

@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// SplitMix64: a seeded generator, so a failing crash loop can be replayed from its seed.
-private struct SeededGenerator: RandomNumberGenerator {
+/// SplitMix64: a seeded generator, so a failing run can be replayed from its seed (crash loop, guard simulations).
+struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

@@ -1,0 +1,148 @@
+import Guardrails
+import Logging
+import ModelCatalog
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinuxShims
+
+/// The guard evaluator (SPEC §11.4) on its own background thread, never a loop thread: the
+/// instance holding `data/guard.lock` tails every instance's segments, evaluates each running
+/// guard every `guard_interval_seconds`, applies decisions through the publish lock
+/// (`CatalogStore.mutate`, so replicas follow) and records them. Other replicas stand by and
+/// try the lock at every interval, so one takes over when the holder dies.
+final class GuardEvaluator: Sendable {
+    private let loop: BackgroundLoop
+
+    init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics) {
+        let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock", metrics: metrics))
+        loop = BackgroundLoop { _ in
+            state.withLock { if $0.tick(now: Timestamp.now().millisecondsSinceEpoch) { _ = watcher.reloadNow() } }
+            return Int32(clamping: intervalSeconds * 1000)
+        }
+    }
+
+    func start() { loop.start() }
+    func stop() { loop.stop() }
+}
+
+struct GuardEvaluatorState {
+    let store: CatalogStore
+    let records: GuardRecords
+    let lockPath: String
+    let metrics: Metrics
+    private var lockFD: Int32 = -1
+    private var tail: GuardTail?
+    private var experiments: [String: GuardExperiment] = [:]
+    private let log = Logger(label: "modeld.guard")
+
+    init(store: CatalogStore, records: GuardRecords, lockPath: String, metrics: Metrics) {
+        self.metrics = metrics
+        self.store = store
+        self.records = records
+        self.lockPath = lockPath
+    }
+
+    /// One evaluation; true when the catalog changed.
+    mutating func tick(now: Int64) -> Bool {
+        guard holdsLock() else { return false }
+        let catalog: Catalog
+        do { catalog = try store.load() } catch {
+            log.error("guard: cannot read the catalog: \(error)")
+            return false
+        }
+        let running = catalog.releases.filter(\.hasRunningGuard)
+        var changed = false
+        for (id, experiment) in experiments where !running.contains(where: { $0.id == id }) {
+            experiments[id] = nil
+            metrics.recordGuard(release: id, nil)
+            // A guard this evaluator ran that a manual change stopped (SPEC §11.4).
+            if let r = catalog.release(id: id), r.guardPlan?.runtime.status == .stopped {
+                let figures = GuardFigures(plan: r.guardPlan!, arms: experiment.arms)
+                record(GuardDecision(rule: .manualOverride, stage: r.rolloutPercent), release: r, figures: figures, now: now)
+            }
+        }
+        guard !running.isEmpty else {
+            tail = nil
+            return false
+        }
+        // A guard not seen before may have begun before what the tail already read (it was
+        // published during the last poll): rebuild every guard from the segments, which counts
+        // exactly once what a continuous tail would have. New guards are rare; rebuilds cheap.
+        if running.contains(where: { experiments[$0.id] == nil }) {
+            experiments = [:]
+            tail = nil
+        }
+        for r in running {
+            if experiments[r.id] == nil { experiments[r.id] = GuardExperiment(release: r, catalog: catalog) } else { experiments[r.id]!.update(release: r, catalog: catalog) }
+        }
+        if tail == nil {
+            let oldest = running.compactMap { $0.guardPlan?.runtime.startedAt }.min() ?? now
+            tail = GuardTail(directory: records.dataDir + "/events", firstDay: String(Timestamp(millisecondsSinceEpoch: oldest).rfc3339.prefix(10)))
+        }
+        let ids = Array(experiments.keys)
+        let skippedBefore = tail!.skipped
+        tail!.poll { event in
+            for id in ids { experiments[id]!.record(event) }
+        }
+        metrics.recordGuardSkippedLines(tail!.skipped - skippedBefore)
+        for id in ids {
+            guard let experiment = experiments[id], let plan = experiment.release.guardPlan else { continue }
+            let evaluation = GuardEngine.evaluate(plan, stage: experiment.release.rolloutPercent, arms: experiment.arms, now: now)
+            if let decision = evaluation.decision, let applied = apply(decision, evaluation, experiment.release, now: now) {
+                changed = true
+                experiments[id]!.update(release: applied, catalog: catalog)
+                record(decision, release: applied, figures: evaluation.figures, now: now)
+            }
+            let f = evaluation.figures
+            metrics.recordGuard(release: id, .init(treatmentClients: f.treatment.clients, controlClients: f.control.clients, delta: f.delta, bound: f.bound))
+            do throws(CatalogError) {
+                try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now))
+            } catch {
+                log.error("guard: cannot write the state of \(id): \(error)")
+            }
+        }
+        return changed
+    }
+
+    /// Applies a decision under the publish lock; nil when a manual change got there first.
+    private func apply(_ decision: GuardDecision, _ evaluation: GuardEvaluation, _ release: Release, now: Int64) -> Release? {
+        guard let plan = release.guardPlan else { return nil }
+        let runtime = plan.runtime.recording(evaluation, at: now)
+        do {
+            return try store.mutate { (catalog) throws(CatalogError) in
+                catalog.applyGuardDecision(id: release.id, stage: release.rolloutPercent, runtime: runtime,
+                                           rolloutPercent: decision.nextStage, pause: decision.pausesRelease)
+            }
+        } catch {
+            log.error("guard: cannot apply \(decision.rule.rawValue) to \(release.id): \(error)")
+            return nil
+        }
+    }
+
+    private func record(_ decision: GuardDecision, release: Release, figures: GuardFigures, now: Int64) {
+        log.notice("guard \(release.id): \(decision.rule.rawValue) at stage \(decision.stage)")
+        metrics.recordGuardDecision(release: release.id, rule: decision.rule.rawValue)
+        do throws(CatalogError) {
+            try records.append(decision: GuardRecords.decision(decision, release: release, figures: figures, at: now))
+        } catch {
+            log.error("guard: cannot record a decision: \(error)")
+        }
+    }
+
+    /// Takes `data/guard.lock` without waiting (an OFD lock, released by the kernel when this
+    /// process dies); a replica that does not get it stands by.
+    private mutating func holdsLock() -> Bool {
+        if lockFD >= 0 { return true }
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        guard modeld_ofd_lock(fd, 0) == 0 else {
+            close(fd)
+            return false
+        }
+        lockFD = fd
+        log.info("guard: this instance evaluates guarded rollouts (holds \(lockPath))")
+        return true
+    }
+}

@@ -1,0 +1,66 @@
+import EventStore
+import Guardrails
+import ModelCatalog
+
+/// One running guard's arms (SPEC §11.2): which clients are in which arm and their running
+/// sums. Fed every stored event once; the decisions read `arms`.
+struct GuardExperiment {
+    let releaseID: String
+    private(set) var release: Release
+    private(set) var arms = GuardAccumulator()
+    private var clients: [UInt64: ClientTally] = [:]
+    /// Clients seen with events that did not count (outside both arms, or a treatment client
+    /// not yet on the challenger): the `pending` diagnostic.
+    private var pending: Set<UInt64> = []
+    /// Ids (lowercased) of the channel's other releases: a control client's events count when
+    /// they name one of them.
+    private var channelReleases: Set<String> = []
+
+    init(release: Release, catalog: Catalog) {
+        releaseID = release.id
+        self.release = release
+        update(release: release, catalog: catalog)
+    }
+
+    /// The release as the catalog holds it now (its stage grows with each advance).
+    mutating func update(release: Release, catalog: Catalog) {
+        self.release = release
+        channelReleases = Set(catalog.releases.lazy.filter { $0.channel == release.channel && $0.id != release.id }.map { $0.id.lowercased() })
+    }
+
+    var pendingClients: Int { pending.count { clients[$0] == nil } }
+
+    /// Counts one stored event per §11.1/§11.2; anything else is ignored or pending.
+    mutating func record(_ event: StoredEvent) {
+        guard let plan = release.guardPlan, let clientID = event.clientID,
+              // Events from before the guard began (a rebuild reads its whole first day).
+              event.receivedAt.flatMap(Timestamp.init(rfc3339:)).map({ $0.millisecondsSinceEpoch >= plan.runtime.startedAt ?? 0 }) ?? false,
+              event["name"]?.stringValue == plan.metric.name,
+              let sdk = event["sdk"]?.stringValue.flatMap(SDKVersion.init), release.covers(sdk)
+        else { return }
+        let key = Self.key(clientID)
+        let modelID = event["model_id"]?.stringValue?.lowercased()
+        var tally = clients[key]
+        if tally == nil {
+            let p = release.rolloutPercent
+            let bucket = ReleaseSelector.bucket(releaseID: release.id, clientID: clientID)
+            if bucket < p { tally = ClientTally(arm: .treatment) } else if bucket >= 100 - p { tally = ClientTally(arm: .control) }
+        }
+        guard var t = tally else { pending.insert(key); return }
+        let counts = t.arm == .treatment ? modelID == release.id.lowercased() : modelID.map(channelReleases.contains) ?? false
+        guard counts, let x = plan.metric.observation(outcome: event["outcome"]?.stringValue, value: event["value"]?.numberValue) else {
+            if clients[key] == nil { pending.insert(key) }
+            return
+        }
+        arms.record(events: 1, total: x, into: &t)
+        clients[key] = t
+    }
+
+    /// 64-bit FNV-1a of the client id: a table key of 8 bytes whatever the id's length (SPEC
+    /// §11.5 memory bound; a collision among a million clients has odds of about 3e-8).
+    private static func key(_ clientID: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in clientID.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return h
+    }
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Guardrails
+import ModelCatalog
+
+/// The evaluator's files (SPEC §11.4, §11.5): `data/guard-decisions.jsonl` (one decision per
+/// line, appended and fsynced) and `data/guard-state/<release-id>.json` (the last figures,
+/// atomically replaced), both in the §11.5 shapes.
+struct GuardRecords: Sendable {
+    let dataDir: String
+    var decisionsPath: String { dataDir + "/guard-decisions.jsonl" }
+    var stateDirectory: String { dataDir + "/guard-state" }
+    func statePath(_ releaseID: String) -> String { stateDirectory + "/" + releaseID.lowercased() + ".json" }
+
+    /// One decision record, with the guard as applied.
+    static func decision(_ d: GuardDecision, release: Release, figures: GuardFigures, at now: Int64) -> [UInt8] {
+        var w = JSONWriter(capacity: 1024)
+        w.beginObject()
+        w.field("ts", Timestamp(millisecondsSinceEpoch: now).rfc3339)
+        w.field("release", release.id)
+        w.field("rule", d.rule.rawValue)
+        w.field("stage", d.stage)
+        w.key("next_stage")
+        if let next = d.nextStage { w.int(next) } else { w.null() }
+        writeFigures(&w, figures)
+        if let plan = release.guardPlan {
+            w.key("guard")
+            w.raw(plan.json(formatTime: { Timestamp(millisecondsSinceEpoch: $0).rfc3339 }))
+        }
+        w.endObject()
+        return w.bytes
+    }
+
+    /// The §11.5 status document without `decisions` (the route adds them).
+    static func state(figures: GuardFigures, pendingClients: Int, at now: Int64) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
+        w.field("evaluated_at", Timestamp(millisecondsSinceEpoch: now).rfc3339)
+        w.field("pending_clients", pendingClients)
+        writeFigures(&w, figures)
+        w.endObject()
+        return w.bytes
+    }
+
+    static func writeFigures(_ w: inout JSONWriter, _ f: GuardFigures) {
+        w.key("arms")
+        w.beginObject()
+        for (name, arm) in [("treatment", f.treatment), ("control", f.control)] {
+            w.key(name)
+            w.beginObject()
+            w.field("clients", arm.clients)
+            w.key("mean")
+            number(&w, arm.mean)
+            w.key("variance")
+            number(&w, arm.variance)
+            w.endObject()
+        }
+        w.endObject()
+        w.key("delta")
+        number(&w, f.delta)
+        w.key("bound")
+        number(&w, f.bound)
+        w.key("alpha")
+        number(&w, f.alpha)
+        w.field("tuning_clients", f.tuningClients)
+    }
+
+    static func number(_ w: inout JSONWriter, _ value: Double?) {
+        guard let value, value.isFinite else { return w.null() }
+        w.raw(Array("\(value)".utf8))
+    }
+
+    /// Appends one line and fsyncs it before the decision counts as recorded.
+    func append(decision line: [UInt8]) throws(CatalogError) {
+        let fd = try FileIO.open(decisionsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
+        defer { close(fd) }
+        try FileIO.writeAll(fd, line + [UInt8(ascii: "\n")], path: decisionsPath)
+        try FileIO.fsync(fd, path: decisionsPath)
+    }
+
+    func writeState(_ releaseID: String, _ bytes: [UInt8]) throws(CatalogError) {
+        try FileIO.makeDirectory(stateDirectory)
+        try FileIO.atomicReplace(statePath(releaseID), with: bytes + [UInt8(ascii: "\n")])
+    }
+
+    /// The last `limit` decision lines of one release, oldest first.
+    func decisions(of releaseID: String, limit: Int = 20) -> [[UInt8]] {
+        guard let bytes = try? FileIO.read(decisionsPath) else { return [] }
+        let needle = Array("\"release\":\"\(releaseID.lowercased())\"".utf8)
+        let lines = bytes.split(separator: UInt8(ascii: "\n")).filter { line in
+            Array(line).lowercasedASCII().firstRange(of: needle) != nil
+        }
+        return lines.suffix(limit).map(Array.init)
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func lowercasedASCII() -> [UInt8] { map { (65...90).contains($0) ? $0 + 32 : $0 } }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+
+/// The guard evaluator through the real binaries (SPEC §11.4, issue #11 item 6): simulated
+/// clients post outcome events over HTTP; the server itself judges and acts.
+@Suite(.serialized) final class GuardEvaluatorTests {
+    private func post(_ c: RawHTTPConnection, _ path: String, _ body: String) throws -> [String: Any] {
+        try c.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let (head, bytes) = try c.readResponse()
+        try #require(head.status == 200, "\(path) → \(head.status) \(String(decoding: bytes, as: UTF8.self))")
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    /// `clients` simulated clients over one keep-alive connection: each checks for an update,
+    /// then reports 4 outcomes of the model it runs, `purchased` with probability
+    /// `rate(onChallenger)`. Returns the clients that got the challenger.
+    private func simulate(_ fx: CatalogFixture, challenger: String, clients: Int = 2_000, seed: UInt64 = 42,
+                          dropsReport: (_ client: Int, _ onChallenger: Bool) -> Bool = { _, _ in false },
+                          rate: (Bool) -> Double) throws -> [String] {
+        var random = SeededGenerator(state: seed)
+        let connection = try RawHTTPConnection(port: fx.server.port)
+        var onChallenger: [String] = []
+        for i in 0..<clients {
+            let client = "client-\(i)"
+            let model = try #require(try post(connection, "/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
+            if model == challenger { onChallenger.append(client) }
+            if dropsReport(i, model == challenger) { continue }
+            let p = rate(model == challenger)
+            let events = (0..<4).map { _ in
+                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
+            }
+            _ = try post(connection, "/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
+        }
+        return onChallenger
+    }
+
+    private func decisions(_ fx: CatalogFixture) -> [[String: Any]] {
+        let text = (try? String(contentsOf: fx.server.dataDir.appendingPathComponent("guard-decisions.jsonl"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func aaChallenger_advancesThroughEveryStage_andIsPromoted_SPEC11_3() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[10,50],"min_clients_per_arm":100,"min_stage_seconds":1,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        _ = try simulate(fx, challenger: challenger) { _ in 0.3 }
+        var release: [String: Any]?
+        let promoted = try ModeldServer.eventually(within: 30) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return release?["rollout_percent"] as? Int == 100
+        }
+        #expect(promoted, "\(String(describing: release))")
+        #expect((release?["guard"] as? [String: Any])?["status"] as? String == "promoted" && release?["state"] as? String == "active")
+        let steps = decisions(fx).filter { $0["release"] as? String == challenger }.map { "\($0["rule"]!) \($0["stage"]!)→\($0["next_stage"]!)" }
+        #expect(steps == ["advance 10→50", "promote 50→100"], "\(steps)")
+    }
+
+    @Test func clearlyWorseChallenger_isPausedAutomatically_clientsFallBack_decisionLogged_SPEC11_4() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        let baseline = try #require(try fx.publish(try fx.randomFile())["id"] as? String)
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_clients_per_arm":200,"min_stage_seconds":3600,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+
+        // A foreign file with a broken line among the segments never stops the evaluator.
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let day = fx.server.dataDir.appendingPathComponent("events/\(formatter.string(from: Date()))")
+        try FileManager.default.createDirectory(at: day, withIntermediateDirectories: true)
+        try Data("not json\n{\"torn\":\n".utf8).write(to: day.appendingPathComponent("foreign-000001.jsonl"))
+
+        // 2,000 clients: the challenger converts 10 % of prompts, the baseline 50 %.
+        let onChallenger = try simulate(fx, challenger: challenger) { $0 ? 0.1 : 0.5 }
+        // Half the clients are in the 50 % stage until the pause, which may come while they post.
+        #expect(onChallenger.count >= 200, "\(onChallenger.count) clients got the challenger")
+
+        // Paused within a few evaluation intervals.
+        var release: [String: Any]?
+        let paused = try ModeldServer.eventually(within: 20) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return release?["state"] as? String == "paused"
+        }
+        #expect(paused, "challenger not paused: \(String(describing: release))")
+        #expect((release?["guard"] as? [String: Any])?["status"] as? String == "paused_regression")
+
+        // Clients on the challenger fall back on their next check.
+        for client in onChallenger.prefix(20) {
+            #expect(try fx.latestID("sdk=1.0&client_id=\(client)") == baseline)
+        }
+
+        // The decision is in data/guard-decisions.jsonl with its figures.
+        let records = decisions(fx)
+        let pause = try #require(records.first { $0["rule"] as? String == "pause" }, "\(records)")
+        #expect(pause["release"] as? String == challenger && pause["stage"] as? Int == 50)
+        let arms = try #require(pause["arms"] as? [String: [String: Any]])
+        let treatment = try #require(arms["treatment"]?["mean"] as? Double)
+        let control = try #require(arms["control"]?["mean"] as? Double)
+        #expect(treatment < 0.2 && control > 0.4, "\(arms)")
+        let delta = try #require(pause["delta"] as? Double)
+        let bound = try #require(pause["bound"] as? Double)
+        #expect(delta + bound < 0 && abs(delta - (treatment - control)) < 1e-9)
+
+        // GET /admin/models/ID/guard answers the §11.5 document.
+        let status = try #require(try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json)
+        #expect(status["status"] as? String == "paused_regression" && status["stage"] as? Int == 50)
+        #expect(((status["arms"] as? [String: [String: Any]])?["treatment"]?["clients"] as? Int ?? 0) >= 200, "\(status)")
+        #expect((status["decisions"] as? [[String: Any]])?.contains { $0["rule"] as? String == "pause" } == true)
+        let metrics = try fx.curl("/metrics").text
+        #expect(metrics.contains(#"modeld_guard_decisions_total{release="\#(challenger)",rule="pause"} 1"#), "\(metrics)")
+        #expect(metrics.contains("modeld_guard_skipped_lines_total 2"), "the foreign file's two lines that are not events")
+        // Gauges are for running guards: the paused one has left them.
+        #expect(metrics.contains("# TYPE modeld_guard_clients gauge") && !metrics.contains(#"modeld_guard_clients{release="\#(challenger)""#))
+        let show = try fx.modelctl(["show", challenger])
+        #expect(show.stdout.contains("paused_regression") && show.stdout.contains("figures:") && show.stdout.contains("treatment "), "\(show.stdout)")
+    }
+
+    @Test func manualPauseDuringAGuard_stopsIt_andIsRecordedAsManualOverride_SPEC11_4() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard-metric", "upsell:purchased", "--stages", "10,50"])["id"] as? String)
+        // The evaluator has seen the guard once it wrote its figures.
+        let state = fx.server.dataDir.appendingPathComponent("guard-state/\(challenger).json")
+        #expect(ModeldServer.eventually(within: 20) { FileManager.default.fileExists(atPath: state.path) })
+        #expect(try fx.curl("/metrics").text.contains(#"modeld_guard_clients{release="\#(challenger)",arm="control"} 0"#))
+        let paused = try fx.modelctl(["pause", challenger, "--json"])
+        let release = try JSONSerialization.jsonObject(with: Data(paused.stdout.utf8)) as? [String: Any]
+        #expect((release?["guard"] as? [String: Any])?["status"] as? String == "stopped", "\(paused.stdout)\(paused.stderr)")
+        let log = fx.server.dataDir.appendingPathComponent("guard-decisions.jsonl")
+        let recorded = ModeldServer.eventually(within: 20) {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(#""rule":"manual_override""#)
+        }
+        #expect(recorded)
+        let status = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json
+        #expect(status?["status"] as? String == "stopped")
+        #expect((status?["decisions"] as? [[String: Any]])?.last?["rule"] as? String == "manual_override")
+    }
+
+    @Test func twoReplicasOnOneDataDir_exactlyOneEvaluates_andTheOtherTakesOverAfterSIGKILL_SPEC11_4() throws {
+        let env = ["MODELD_GUARD_INTERVAL_SECONDS": "1"]
+        let a = try ModeldServer(environment: env, empty: true)
+        let b = try ModeldServer(environment: env, root: a.root)
+        let evaluating = "evaluates guarded rollouts"
+        #expect(ModeldServer.eventually(within: 10) { a.log.contains(evaluating) || b.log.contains(evaluating) })
+        // Several intervals later still exactly one.
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline { #expect(!(a.log.contains(evaluating) && b.log.contains(evaluating))); usleep(200_000) }
+        let (holder, standby) = a.log.contains(evaluating) ? (a, b) : (b, a)
+        holder.signal(SIGKILL)
+        _ = holder.waitForExit(within: 10)
+        #expect(ModeldServer.eventually(within: 10) { standby.log.contains(evaluating) }, "the standby replica took over")
+    }
+
+    @Test func proveGoalWithoutProof_endsInconclusive_andHoldsItsStage_SPEC11_1() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[10,50],"goal":"prove","max_seconds":2,"min_stage_seconds":1,"min_clients_per_arm":100,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        _ = try simulate(fx, challenger: challenger, clients: 1_000) { _ in 0.3 }
+        var release: [String: Any]?
+        let ended = try ModeldServer.eventually(within: 30) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return (release?["guard"] as? [String: Any])?["status"] as? String == "inconclusive"
+        }
+        #expect(ended, "\(String(describing: release))")
+        #expect(release?["state"] as? String == "active" && [10, 50].contains(release?["rollout_percent"] as? Int ?? 0))
+        #expect(decisions(fx).last?["rule"] as? String == "inconclusive")
+    }
+
+    @Test func halfTheTreatmentReportsLost_flagsSRM_SPEC11_3() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_stage_seconds":3600,"min_clients_per_arm":100,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        _ = try simulate(fx, challenger: challenger, dropsReport: { i, onChallenger in onChallenger && i % 2 == 0 }) { _ in 0.3 }
+        var release: [String: Any]?
+        let flagged = try ModeldServer.eventually(within: 30) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return (release?["guard"] as? [String: Any])?["status"] as? String == "srm"
+        }
+        #expect(flagged, "\(String(describing: release))")
+        #expect(release?["state"] as? String == "active", "on_srm notify does not pause")
+        let srm = try #require(decisions(fx).first { $0["rule"] as? String == "srm" })
+        let arms = try #require(srm["arms"] as? [String: [String: Any]])
+        let nT = try #require(arms["treatment"]?["clients"] as? Int), nC = try #require(arms["control"]?["clients"] as? Int)
+        #expect(Double(nT) / Double(nT + nC) < 0.45, "\(nT) vs \(nC)")
+    }
+}
