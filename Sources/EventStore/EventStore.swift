@@ -54,7 +54,8 @@ public final class EventStore: Sendable {
         lockFD = fd
         self.config = config
         repairedSegments = recovered.repairedSegments
-        let writer = SegmentWriter(layout: layout, maxBytes: config.segmentMaxBytes, io: config.io, nextNumber: recovered.nextNumber)
+        let writer = SegmentWriter(layout: layout, maxBytes: config.segmentMaxBytes, maxAgeMillis: config.segmentMaxMillis,
+                                   io: config.io, nextNumber: recovered.nextNumber)
         let state = WriterState(store: self, writer: writer, dedup: recovered.dedup)
         startThread { state.run() }
     }
@@ -119,8 +120,9 @@ public final class EventStore: Sendable {
     static let maxGroupBytes = 8 << 20
 
     /// The next group: what is queued, up to `maxGroupBytes`; nil once closed and drained.
-    /// Sleeps while there is nothing to do.
-    fileprivate func takePending() -> [Pending]? {
+    /// Sleeps while there is nothing to do, at most until `deadline` (epoch ms of `clock`), then
+    /// returns an empty group.
+    fileprivate func takePending(until deadline: Int64?) -> [Pending]? {
         while true {
             let taken = mailbox.withLock { m -> [Pending]?? in
                 if m.queue.isEmpty {
@@ -141,7 +143,13 @@ public final class EventStore: Sendable {
                 return .some(Array(m.queue[..<count]))
             }
             if let taken { return taken }
-            wake.wait()
+            guard let deadline else { wake.wait(); continue }
+            let millis = max(0, deadline - now)
+            if wake.wait(timeout: .now() + .milliseconds(Int(min(millis, 86_400_000)))) == .timedOut {
+                // A submitter that saw the flag before this may still signal: one spare wake-up.
+                mailbox.withLock { $0.writerSleeping = false }
+                return []
+            }
         }
     }
 
@@ -171,7 +179,9 @@ private final class WriterState: @unchecked Sendable {
     }
 
     func run() {
-        while let group = store.takePending() { commit(group) }
+        while let group = store.takePending(until: writer.ageDeadline) {
+            if group.isEmpty { writer.rotateIfAged(now: store.now) } else { commit(group) }
+        }
         writer.seal()
         store.writerFinished()
     }
