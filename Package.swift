@@ -44,6 +44,17 @@ let package = Package(
         // the sequential bound, SRM and decisions. No I/O; time is passed in.
         .target(name: "Guardrails"),
 
+        // libcurl easy handle and transfer callbacks, shared by modelctl's clients.
+        .target(name: "CurlTransport", dependencies: ["CCurl"]),
+        // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
+        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The S3 client: sends ObjectStorage requests through libcurl's SigV4 signer.
+        .target(name: "ObjectStorageCurl", dependencies: [
+            "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
+        .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
+
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
             "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "CLinuxShims",
@@ -53,7 +64,8 @@ let package = Package(
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "ModeldCore", "CCurl", "CLinuxShims",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "ModeldCore", "CCurl", "CurlTransport",
+            "CLinuxShims", "CZlib", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -66,6 +78,10 @@ let package = Package(
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
+        // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning"]),

@@ -11,3 +11,4 @@ static inline CURLcode modeld_curl_setopt_write_fn(CURL *h, curl_write_callback 
 static inline CURLcode modeld_curl_setopt_read_fn(CURL *h, curl_read_callback f) { return curl_easy_setopt(h, CURLOPT_READFUNCTION, f); }
 static inline CURLcode modeld_curl_setopt_trailer_fn(CURL *h, curl_trailer_callback f) { return curl_easy_setopt(h, CURLOPT_TRAILERFUNCTION, f); }
 static inline CURLcode modeld_curl_setopt_xferinfo_fn(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
+static inline CURLcode modeld_curl_setopt_header_fn(CURL *h, curl_write_callback f) { return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f); }

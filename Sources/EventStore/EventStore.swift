@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinuxShims
 import Dispatch
 import Synchronization
 
@@ -43,6 +44,13 @@ public final class EventStore: Sendable {
             Glibc.close(fd)
             if e == EWOULDBLOCK { throw .instanceLocked(path: layout.lockPath) }
             throw .io(IOFailure(path: layout.lockPath, operation: "flock", code: e).description)
+        }
+        // Also an OFD lock, which `events ship` can test with F_OFD_GETLK without taking it (a
+        // probing flock would briefly hold the lock and could make this instance's start fail).
+        guard modeld_ofd_lock(fd, 0) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw .io(IOFailure(path: layout.lockPath, operation: "fcntl(F_OFD_SETLK)", code: e).description)
         }
         let recovered: SegmentRecovery.Result
         do {

@@ -1,4 +1,5 @@
 import CCurl
+import CurlTransport
 import Foundation
 
 /// Talks HTTP/1.1 to modeld through libcurl and turns transport failures into CLIFailures.
@@ -22,7 +23,10 @@ struct HTTPClient {
         signal(SIGPIPE, SIG_IGN)
         var upload: (any UploadSource)?
         if case .stream(let source, _) = request.body { upload = source }
-        let transfer = try CurlTransfer(responseLimit: responseLimit, upload: upload, progress: request.progress)
+        let transfer: CurlTransfer
+        do { transfer = try CurlTransfer(responseLimit: responseLimit, upload: upload, progress: request.progress) } catch {
+            throw CLIFailure(error.description)
+        }
         configure(transfer.easy, for: request)
         let code = transfer.perform()
         return try outcome(of: transfer, code, request)
@@ -60,7 +64,7 @@ struct HTTPClient {
 
     private func outcome(of transfer: CurlTransfer, _ code: CURLcode, _ request: HTTPClientRequest) throws(CLIFailure) -> HTTPClientResponse {
         let url = baseURL + request.pathAndQuery
-        if let failure = transfer.uploadError { throw failure }
+        if let failure = transfer.uploadError { throw failure as? CLIFailure ?? CLIFailure("\(failure)") }
         if transfer.responseOverflowed { throw CLIFailure("response from \(url) is larger than \(responseLimit) bytes") }
         var response = HTTPClientResponse(status: transfer.easy.responseCode, body: transfer.responseBody)
         for name in request.responseHeaders { response.headers[name] = transfer.easy.responseHeader(name) }

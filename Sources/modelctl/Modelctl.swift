@@ -21,6 +21,7 @@ struct Modelctl: ParsableCommand {
             SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
+            MirrorCommand.self,
         ]
     )
 }

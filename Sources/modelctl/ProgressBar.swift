@@ -1,8 +1,9 @@
+import CurlTransport
 import Foundation
 
 /// An upload progress line on stderr, redrawn in place at most ten times a second. Only made
 /// when stderr is a terminal, so logs and pipes never see carriage returns.
-final class ProgressBar {
+final class ProgressBar: CurlProgressObserver {
     private let total: Int64
     private let started = ContinuousClock.now
     private var lastDraw: ContinuousClock.Instant?

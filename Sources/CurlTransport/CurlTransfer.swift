@@ -2,29 +2,42 @@ import CCurl
 
 /// One request's callback state. libcurl's C callbacks cannot capture, so each recovers this
 /// object from its userdata pointer (passed unretained: the transfer outlives `perform`).
-final class CurlTransfer {
-    let easy: CurlEasy
-    private(set) var responseBody: [UInt8] = []
+public final class CurlTransfer {
+    public let easy: CurlEasy
+    public private(set) var responseBody: [UInt8] = []
+    /// The final response's header fields, names lowercased, in arrival order (only when asked for).
+    public private(set) var responseHeaders: [(name: String, value: String)] = []
     private let responseLimit: Int
-    private(set) var responseOverflowed = false
-    private let upload: (any UploadSource)?
-    private(set) var uploadError: CLIFailure?
-    private let progress: ProgressBar?
+    public private(set) var responseOverflowed = false
+    private let upload: (any CurlUploadSource)?
+    public private(set) var uploadError: (any Error)?
+    private let progress: (any CurlProgressObserver)?
+    private let collectsHeaders: Bool
 
-    init(responseLimit: Int, upload: (any UploadSource)?, progress: ProgressBar?) throws(CLIFailure) {
+    public init(responseLimit: Int, upload: (any CurlUploadSource)?, progress: (any CurlProgressObserver)?,
+                collectsHeaders: Bool = false) throws(CurlSetupError) {
         easy = try CurlEasy()
         self.responseLimit = responseLimit
         self.upload = upload
         self.progress = progress
+        self.collectsHeaders = collectsHeaders
     }
 
-    func perform() -> CURLcode {
+    public func perform() -> CURLcode {
         let context = Unmanaged.passUnretained(self).toOpaque()
         easy.set(CURLOPT_WRITEDATA, pointer: context)
         easy.check(modeld_curl_setopt_write_fn(easy.handle) { data, size, count, userdata in
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
             return transfer.receive(UnsafeRawBufferPointer(start: data, count: size * count))
         }, CURLOPT_WRITEFUNCTION)
+        if collectsHeaders {
+            easy.set(CURLOPT_HEADERDATA, pointer: context)
+            easy.check(modeld_curl_setopt_header_fn(easy.handle) { data, size, count, userdata in
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+                transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+                return size * count
+            }, CURLOPT_HEADERFUNCTION)
+        }
         if upload != nil {
             easy.set(CURLOPT_READDATA, pointer: context)
             easy.check(modeld_curl_setopt_read_fn(easy.handle) { buffer, size, count, userdata in
@@ -57,6 +70,18 @@ final class CurlTransfer {
         guard responseBody.count + bytes.count <= responseLimit else { responseOverflowed = true; return 0 }
         responseBody.append(contentsOf: bytes)
         return bytes.count
+    }
+
+    /// One header line; a status line starts a new response (after 100 Continue or a redirect).
+    private func receiveHeader(_ bytes: UnsafeRawBufferPointer) {
+        if bytes.starts(with: "HTTP/".utf8) { responseHeaders.removeAll(); return }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let isSpace = { (b: UInt8) in b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+        var start = colon + 1, end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<colon]), as: UTF8.self).lowercased()
+        responseHeaders.append((name, String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
     }
 
     /// Fills libcurl's upload buffer; a source failure is kept and the transfer aborted.

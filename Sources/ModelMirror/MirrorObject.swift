@@ -1,0 +1,86 @@
+import ModelCatalog
+
+/// One object the bucket should hold after a mirror: where its bytes are locally, what they
+/// are (size, SHA-256) and the headers it is stored with (SPEC §9.1).
+public struct MirrorObject: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// A model (or variant) file: immutable, uploaded first.
+        case modelFile = "model"
+        /// A signed catalog snapshot `models/details/<N>.json`: immutable, after the files.
+        case snapshot
+        /// `latest_model_details.json` and its `.sig.json`: replaced in place, uploaded last.
+        case pointer
+    }
+
+    public let kind: Kind
+    /// The bucket key, prefix included.
+    public let key: String
+    public let localPath: String
+    public let size: Int64
+    public let sha256: String
+    public let contentType: String
+    public let cacheControl: String
+
+    public init(kind: Kind, key: String, localPath: String, size: Int64, sha256: String, contentType: String, cacheControl: String) {
+        self.kind = kind
+        self.key = key
+        self.localPath = localPath
+        self.size = size
+        self.sha256 = sha256
+        self.contentType = contentType
+        self.cacheControl = cacheControl
+    }
+
+    /// Immutable objects are created with `If-None-Match: *`; pointers are overwritten.
+    public var isImmutable: Bool { kind != .pointer }
+
+    public static let immutableCacheControl = "public, max-age=31536000, immutable"
+}
+
+/// A local JSON file to mirror, already measured and hashed by the caller.
+public struct LocalJSON: Sendable, Equatable {
+    /// Path under `models/` (`latest_model_details.json`, `details/12.json`).
+    public let name: String
+    public let localPath: String
+    public let size: Int64
+    public let sha256: String
+
+    public init(name: String, localPath: String, size: Int64, sha256: String) {
+        self.name = name
+        self.localPath = localPath
+        self.size = size
+        self.sha256 = sha256
+    }
+}
+
+extension MirrorObject {
+    /// Everything the bucket should hold for `catalog`, in upload order: every non-deleted model
+    /// file (publication order), then snapshots (ascending N), then `latest_model_details.json`,
+    /// then its `.sig.json` — so no JSON is ever visible before the files it names.
+    /// `json` lists the JSON files present locally; absent ones are simply not mirrored.
+    public static func desired(catalog: Catalog, modelsDir: String, prefix: String, json: [LocalJSON], pointerMaxAge: Int) -> [MirrorObject] {
+        let base = prefix.isEmpty ? "models/" : prefix + "/models/"
+        var objects = catalog.releases.filter { $0.fileDeletedAt == nil }.map { release in
+            MirrorObject(kind: .modelFile, key: base + release.file, localPath: modelsDir + "/" + release.file, size: release.size,
+                         sha256: release.sha256, contentType: release.contentType, cacheControl: immutableCacheControl)
+        }
+        let snapshots = json.compactMap { file -> (Int, LocalJSON)? in
+            guard file.name.hasPrefix("details/"), file.name.hasSuffix(".json"),
+                  let number = Int(file.name.dropFirst("details/".count).dropLast(".json".count)) else { return nil }
+            return (number, file)
+        }.sorted { $0.0 < $1.0 }
+        for (_, file) in snapshots {
+            objects.append(MirrorObject(kind: .snapshot, key: base + file.name, localPath: file.localPath, size: file.size, sha256: file.sha256,
+                                        contentType: "application/json", cacheControl: immutableCacheControl))
+        }
+        for name in pointerNames {
+            guard let file = json.first(where: { $0.name == name }) else { continue }
+            objects.append(MirrorObject(kind: .pointer, key: base + name, localPath: file.localPath, size: file.size, sha256: file.sha256,
+                                        contentType: "application/json", cacheControl: "public, max-age=\(pointerMaxAge)"))
+        }
+        return objects
+    }
+
+    /// The pointer files, in the order they are uploaded.
+    public static let pointerNames = ["latest_model_details.json", "latest_model_details.sig.json"]
+}

@@ -1,0 +1,77 @@
+import Crypto
+import CurlTransport
+import Glibc
+import ObjectStorage
+
+extension S3Client {
+    /// Uploads a whole local file whose size and SHA-256 are known: one PutObject, or with
+    /// `plan` a multipart upload with that plan's fixed part size (each part's SHA-256 is
+    /// computed from the file as it is sent, so the store checks every byte). On any failure a
+    /// started multipart upload is aborted, so nothing half-written stays behind.
+    public func upload(_ key: String, file path: String, size: Int64, sha256: String, attributes: ObjectAttributes,
+                       createOnly: Bool, plan: PartPlan? = nil, progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> PutOutcome {
+        guard let plan else {
+            return try put(key, body: .file(path: path, offset: 0, length: size), sha256: sha256, attributes: attributes,
+                           createOnly: createOnly, progress: progress)
+        }
+        let uploadID = try createMultipartUpload(key, attributes: attributes)
+        do {
+            let parts = try uploadMissingParts(key, uploadID: uploadID, file: path, plan: plan, done: [], progress: progress)
+            return try completeMultipartUpload(key, uploadID: uploadID, parts: parts, createOnly: createOnly)
+        } catch {
+            try? abortMultipartUpload(key, uploadID: uploadID)
+            throw error
+        }
+    }
+
+    /// Uploads every part of `plan` not in `done` (as ListParts reported it; a listed part of
+    /// the wrong size is sent again) and returns all parts for Complete, in order.
+    public func uploadMissingParts(_ key: String, uploadID: String, file path: String, plan: PartPlan,
+                                   done: [PartListPage.Part], progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> [CompletedPart] {
+        var parts: [CompletedPart] = []
+        defer { progress?.finish() }
+        for number in 1...plan.partCount {
+            let range = plan.range(ofPart: number)
+            if let part = done.first(where: { $0.partNumber == number && $0.size == range.length }) {
+                parts.append(CompletedPart(partNumber: number, etag: part.etag))
+                continue
+            }
+            let partSHA = try Self.sha256(of: path, offset: range.offset, length: range.length)
+            let partProgress = progress.map { PartProgress(whole: $0, offset: range.offset) }
+            parts.append(try uploadPart(key, uploadID: uploadID, number: number,
+                                        body: .file(path: path, offset: range.offset, length: range.length), sha256: partSHA, progress: partProgress))
+        }
+        return parts
+    }
+
+    /// Lowercase hex SHA-256 of `length` bytes of the file from `offset`, read in 1 MiB chunks.
+    public static func sha256(of path: String, offset: Int64, length: Int64) throws(S3Error) -> String {
+        let source = try FileRangeSource(path: path, offset: offset, length: length)
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count: Int
+            do { count = try buffer.withUnsafeMutableBytes { try source.read(into: $0) } } catch {
+                throw error as? S3Error ?? S3Error.local("\(error)")
+            }
+            if count == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+        return S3RequestBuilder.hex(hasher.finalize())
+    }
+}
+
+/// One part's progress reported as progress through the whole object; the object's observer
+/// finishes once, after the last part.
+private final class PartProgress: CurlProgressObserver {
+    let whole: any CurlProgressObserver
+    let offset: Int64
+
+    init(whole: any CurlProgressObserver, offset: Int64) {
+        self.whole = whole
+        self.offset = offset
+    }
+
+    func update(sent: Int64) { whole.update(sent: offset + sent) }
+    func finish() {}
+}

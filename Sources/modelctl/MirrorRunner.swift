@@ -1,0 +1,201 @@
+import Foundation
+import ModelCatalog
+import ModelMirror
+import ObjectStorage
+import ObjectStorageCurl
+
+/// The I/O around MirrorPlan: reads the catalog and the local JSON files, HEADs every key,
+/// then uploads in plan order. Sequential on purpose: the order is the consistency guarantee.
+struct MirrorRunner {
+    let client: S3Client
+    let modelsDir: String
+    let prefix: String
+    let pointerMaxAge: Int
+    let multipartThreshold: Int64
+    let partSize: Int64?
+
+    struct Summary {
+        var uploaded = 0, skipped = 0, deleted = 0
+        var bytes: Int64 = 0
+
+        /// What a run of `pass` would report (for `--dry-run --json`).
+        init(pass: Pass) {
+            deleted = pass.deletions.count
+            uploaded = pass.uploads.uploads.count
+            skipped = pass.uploads.steps.count - uploaded - pass.uploads.conflicts.count
+            bytes = pass.uploads.bytesToUpload
+        }
+
+        init() {}
+
+        var json: String { #"{"uploaded":\#(uploaded),"skipped":\#(skipped),"deleted":\#(deleted),"bytes":\#(bytes)}"# }
+    }
+
+    /// What one pass does: the upload plan, then the garbage-collected keys whose wait is over.
+    struct Pass {
+        let uploads: MirrorPlan
+        let deletions: [String]
+        /// When the next pending deletion falls due (for --watch), nil when none is pending.
+        let secondsUntilNextDeletion: Int64?
+    }
+
+    func plan() throws(CLIFailure) -> Pass {
+        let catalog: Catalog
+        do { catalog = try CatalogStore(directory: modelsDir, publicBaseURL: "").load() } catch {
+            throw CLIFailure("cannot read the catalog in \(modelsDir): \(error)")
+        }
+        let objects = MirrorObject.desired(catalog: catalog, modelsDir: modelsDir, prefix: prefix, json: try localJSON(), pointerMaxAge: pointerMaxAge)
+        var remote: [String: RemoteObject?] = [:]
+        for object in objects {
+            try checkLocal(object)
+            remote[object.key] = try storage { () throws(S3Error) in try client.head(object.key).map { RemoteObject(size: $0.size, sha256: $0.sha256) } }
+        }
+        let plan = MirrorPlan(objects: objects, remote: remote, multipartThreshold: multipartThreshold)
+        if let conflict = plan.conflicts.first {
+            throw CLIFailure("\(conflict.object.key) already exists in the bucket with other content (size or x-amz-meta-sha256 differ); "
+                + "immutable objects are never overwritten (\(plan.conflicts.count) such object(s))")
+        }
+        let schedule = try scheduleDeletions(catalog)
+        let now = Self.now()
+        return Pass(uploads: plan, deletions: schedule.due(now: now, maxAge: pointerMaxAge),
+                    secondsUntilNextDeletion: schedule.secondsUntilNextDue(now: now, maxAge: pointerMaxAge))
+    }
+
+    private static func now() -> Int64 { Timestamp.now().millisecondsSinceEpoch / 1000 }
+
+    /// Brings the deletion schedule up to date: a collected file still in the bucket starts its
+    /// wait now (the JSON in place no longer names it, or will not once this pass uploads it);
+    /// one already gone is done.
+    private func scheduleDeletions(_ catalog: Catalog) throws(CLIFailure) -> DeletionSchedule {
+        let journal = MirrorJournal(modelsDir: modelsDir)
+        var schedule = try journal.deletions()
+        let now = Self.now()
+        var changed = false
+        for key in DeletionSchedule.collectedKeys(catalog: catalog, prefix: prefix) where !schedule.done.contains(key) && schedule.pending[key] == nil {
+            if try storage({ () throws(S3Error) in try client.head(key) }) != nil { schedule.pending[key] = now } else { schedule.done.insert(key) }
+            changed = true
+        }
+        if changed { try journal.save(schedule) }
+        return schedule
+    }
+
+    /// Deletes due keys after everything else: the JSON in place has not named them for max-age.
+    private func delete(_ keys: [String], summary: inout Summary) throws(CLIFailure) {
+        guard !keys.isEmpty else { return }
+        let journal = MirrorJournal(modelsDir: modelsDir)
+        var schedule = try journal.deletions()
+        for key in keys {
+            try storage { () throws(S3Error) in try client.delete(key) }
+            schedule.pending[key] = nil
+            schedule.done.insert(key)
+            try journal.save(schedule)
+            summary.deleted += 1
+        }
+    }
+
+    func run(_ pass: Pass) throws(CLIFailure) -> Summary {
+        let plan = pass.uploads
+        var summary = Summary()
+        for step in plan.steps {
+            let object = step.object
+            guard step.action != .skip else { summary.skipped += 1; continue }
+            let attributes = ObjectAttributes(contentType: object.contentType, cacheControl: object.cacheControl, sha256: object.sha256)
+            // A progress line per object, on a terminal only (ProgressBar.forTerminal).
+            let progress = ProgressBar.forTerminal(total: object.size)
+            let outcome = try step.action == .multipart ? uploadMultipart(object, attributes, progress) : storage { () throws(S3Error) in
+                try client.upload(object.key, file: object.localPath, size: object.size, sha256: object.sha256, attributes: attributes,
+                                  createOnly: object.isImmutable, progress: progress)
+            }
+            if outcome == .alreadyExists {
+                // Another writer created it between our HEAD and PUT: fine only if it is the same bytes.
+                let head = try storage { () throws(S3Error) in try client.head(object.key) }
+                guard head?.size == object.size, head?.sha256 == object.sha256 else {
+                    throw CLIFailure("\(object.key) was created concurrently with other content")
+                }
+                summary.skipped += 1
+                continue
+            }
+            summary.uploaded += 1
+            summary.bytes += object.size
+        }
+        try delete(pass.deletions, summary: &summary)
+        return summary
+    }
+
+    /// A multipart upload that survives being killed: the upload id is journaled before any part
+    /// goes out; a later run lists the parts already in the bucket and sends only the others.
+    /// An upload journaled for other bytes or another part size is aborted and started over.
+    private func uploadMultipart(_ object: MirrorObject, _ attributes: ObjectAttributes, _ progress: ProgressBar?) throws(CLIFailure) -> PutOutcome {
+        let plan = try storage { () throws(S3Error) in try PartPlan(objectSize: object.size, partSize: partSize) }
+        let journal = MirrorJournal(modelsDir: modelsDir)
+        var resumed: (uploadID: String, done: [PartListPage.Part])?
+        if let entry = journal.entry(for: object.key) {
+            if entry.size == object.size, entry.sha256 == object.sha256, entry.part_size == plan.partSize {
+                do {
+                    resumed = (entry.upload_id, try client.listParts(object.key, uploadID: entry.upload_id))
+                } catch where error.serviceCode == "NoSuchUpload" {
+                    // Aborted or expired (R2 drops them after 7 days): start over.
+                } catch {
+                    throw CLIFailure(error.description)
+                }
+            } else {
+                try? client.abortMultipartUpload(object.key, uploadID: entry.upload_id)
+            }
+            if resumed == nil { journal.remove(object.key) }
+        }
+        let uploadID: String
+        if let resumed {
+            uploadID = resumed.uploadID
+            printError("modelctl: resuming \(object.key): \(resumed.done.count) of \(plan.partCount) parts already uploaded")
+        } else {
+            uploadID = try storage { () throws(S3Error) in try client.createMultipartUpload(object.key, attributes: attributes) }
+            try journal.record(.init(key: object.key, upload_id: uploadID, size: object.size, sha256: object.sha256, part_size: plan.partSize))
+        }
+        let parts = try storage { () throws(S3Error) in
+            try client.uploadMissingParts(object.key, uploadID: uploadID, file: object.localPath, plan: plan, done: resumed?.done ?? [], progress: progress)
+        }
+        do {
+            let outcome = try client.completeMultipartUpload(object.key, uploadID: uploadID, parts: parts, createOnly: object.isImmutable)
+            journal.remove(object.key)
+            return outcome
+        } catch {
+            // A refused Complete (wrong parts, changed file) cannot be resumed: clear it.
+            if !RetryPolicy.isRetryable(error) {
+                try? client.abortMultipartUpload(object.key, uploadID: uploadID)
+                journal.remove(object.key)
+            }
+            throw CLIFailure(error.description)
+        }
+    }
+
+    /// The JSON files under models/ that exist: the pointer, its signature, and details/<N>.json.
+    private func localJSON() throws(CLIFailure) -> [LocalJSON] {
+        var names = MirrorObject.pointerNames
+        let details = (try? FileManager.default.contentsOfDirectory(atPath: modelsDir + "/details")) ?? []
+        names += details.filter { $0.hasSuffix(".json") }.map { "details/" + $0 }
+        var files: [LocalJSON] = []
+        for name in names {
+            let path = modelsDir + "/" + name
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            files.append(LocalJSON(name: name, localPath: path, size: Int64(data.count), sha256: S3RequestBuilder.sha256Hex(Array(data))))
+        }
+        return files
+    }
+
+    /// A model file must be there with its catalog size before anything is sent.
+    private func checkLocal(_ object: MirrorObject) throws(CLIFailure) {
+        guard object.kind == .modelFile else { return }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: object.localPath),
+              (attributes[.size] as? NSNumber)?.int64Value == object.size else {
+            throw CLIFailure("\(object.localPath) is missing or not \(object.size) bytes as the catalog says (run modelctl verify)")
+        }
+    }
+
+    /// Runs one storage call, turning its error into the CLI's (usage errors exit 2).
+    private func storage<T>(_ body: () throws(S3Error) -> T) throws(CLIFailure) -> T {
+        do { return try body() } catch {
+            if case .usage = error { throw CLIFailure(error.description, exitCode: 2) }
+            throw CLIFailure(error.description)
+        }
+    }
+}

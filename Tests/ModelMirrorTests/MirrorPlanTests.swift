@@ -1,0 +1,75 @@
+import ModelCatalog
+import Testing
+@testable import ModelMirror
+
+struct MirrorPlanTests {
+    static let t0 = Timestamp(rfc3339: "2026-11-21T10:00:00.000Z")!
+    static func release(_ seq: Int64, size: Int64, deleted: Bool = false) -> Release {
+        try! Release(id: "00000000-0000-4000-8000-00000000000\(seq)", seq: seq, ext: "onnx", sha256: String(repeating: "\(seq)", count: 64),
+                     size: size, sdkMin: "1.0", publishedAt: t0, fileDeletedAt: deleted ? t0 : nil)
+    }
+    static let catalog = try! Catalog(releases: [release(2, size: 200 << 20), release(1, size: 10), release(3, size: 5, deleted: true)])
+    static let json = [
+        LocalJSON(name: "latest_model_details.sig.json", localPath: "/m/latest_model_details.sig.json", size: 300, sha256: "s"),
+        LocalJSON(name: "details/10.json", localPath: "/m/details/10.json", size: 40, sha256: "d10"),
+        LocalJSON(name: "latest_model_details.json", localPath: "/m/latest_model_details.json", size: 50, sha256: "l"),
+        LocalJSON(name: "details/9.json", localPath: "/m/details/9.json", size: 30, sha256: "d9"),
+    ]
+
+    @Test func desired_filesThenSnapshotsThenPointerLast_SPEC9_1() {
+        let objects = MirrorObject.desired(catalog: Self.catalog, modelsDir: "/m", prefix: "cdn/v1", json: Self.json, pointerMaxAge: 60)
+        #expect(objects.map(\.key) == [
+            "cdn/v1/models/00000000-0000-4000-8000-000000000001.onnx", "cdn/v1/models/00000000-0000-4000-8000-000000000002.onnx",
+            "cdn/v1/models/details/9.json", "cdn/v1/models/details/10.json",
+            "cdn/v1/models/latest_model_details.json", "cdn/v1/models/latest_model_details.sig.json",
+        ])
+        #expect(objects[0].cacheControl == "public, max-age=31536000, immutable" && objects[0].contentType == "application/octet-stream")
+        #expect(objects[0].localPath == "/m/00000000-0000-4000-8000-000000000001.onnx")
+        #expect(objects[2].cacheControl == MirrorObject.immutableCacheControl && objects[2].isImmutable)
+        #expect(objects[4].cacheControl == "public, max-age=60" && objects[4].contentType == "application/json" && !objects[4].isImmutable)
+    }
+
+    /// Before snapshots and signatures exist (other branches add them), only files and the JSON go.
+    @Test func desired_withoutSnapshotsOrSignature() {
+        let objects = MirrorObject.desired(catalog: Self.catalog, modelsDir: "/m", prefix: "", json: [Self.json[2]], pointerMaxAge: 5)
+        #expect(objects.map(\.key).last == "models/latest_model_details.json")
+        #expect(objects.count == 3)
+    }
+
+    @Test func plan_skipsSameSizeAndSHA_uploadsTheRest_neverOverwritesImmutable() {
+        let objects = MirrorObject.desired(catalog: Self.catalog, modelsDir: "/m", prefix: "", json: Self.json, pointerMaxAge: 60)
+        let remote: [String: RemoteObject?] = [
+            objects[0].key: RemoteObject(size: 10, sha256: objects[0].sha256),      // same: skip
+            objects[2].key: RemoteObject(size: 30, sha256: nil),                    // immutable, differs: conflict
+            objects[4].key: RemoteObject(size: 50, sha256: "old"),                  // pointer, differs: upload
+            objects[5].key: RemoteObject(size: 300, sha256: "s"),                   // pointer, same: skip
+        ]
+        let plan = MirrorPlan(objects: objects, remote: remote, multipartThreshold: 100 << 20)
+        #expect(plan.steps.map(\.action) == [.skip, .multipart, .conflict, .upload, .upload, .skip])
+        #expect(plan.bytesToUpload == (200 << 20) + 40 + 50)
+        #expect(plan.conflicts.map(\.object.key) == ["models/details/9.json"])
+        #expect(plan.lines[1] == "multipart\tmodel\t\(200 << 20)\tmodels/00000000-0000-4000-8000-000000000002.onnx")
+    }
+
+    @Test func plan_multipartAlwaysAbove5GiB() {
+        let big = MirrorObject(kind: .modelFile, key: "k", localPath: "/f", size: (5 << 30) + 1, sha256: "x", contentType: "a", cacheControl: "c")
+        #expect(MirrorPlan(objects: [big], remote: [:], multipartThreshold: 1 << 40).steps[0].action == .multipart)
+    }
+}
+
+struct DeletionScheduleTests {
+    @Test func dueOnlyAfterMaxAge_SPEC9_1() {
+        var schedule = DeletionSchedule()
+        schedule.pending = ["a": 100, "b": 150]
+        #expect(schedule.due(now: 160, maxAge: 60).isEmpty)
+        #expect(schedule.due(now: 161, maxAge: 60) == ["a"])
+        #expect(schedule.due(now: 300, maxAge: 60) == ["a", "b"])
+        #expect(schedule.secondsUntilNextDue(now: 120, maxAge: 60) == 41)
+        #expect(DeletionSchedule().secondsUntilNextDue(now: 0, maxAge: 60) == nil)
+    }
+
+    @Test func collectedKeys_areTheGarbageCollectedFiles() {
+        #expect(DeletionSchedule.collectedKeys(catalog: MirrorPlanTests.catalog, prefix: "p")
+                == ["p/models/00000000-0000-4000-8000-000000000003.onnx"])
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import ModelCatalog
+import ObjectStorage
+import ObjectStorageCurl
+import Testing
+
+/// `modelctl mirror` (SPEC §9.1): the real binary against the real RGW.
+@Suite(.enabled(if: RGWCluster.shouldRun, RGWCluster.skipMessage), .serialized)
+struct MirrorCLITests {
+    static let modelctl = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("modelctl").path
+
+    /// A models directory with a 12 MiB and a small release, published offline.
+    static func modelsDirectory() throws -> (path: String, files: [String]) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
+        let models = directory + "/models"
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        for (ext, size, seed) in [("onnx", (12 << 20) + 7, UInt8(3)), ("tflite", 4_321, UInt8(4))] {
+            let file = try RGWClientTests.scratchFile(size: size, seed: seed, ext: ext)
+            defer { unlink(file.path) }
+            let result = Spawn.run(modelctl, ["publish", file.path, "--sdk-min", "1.0", "--models-dir", models,
+                                              "--public-base-url", "http://cdn.example", "--content-type", "application/octet-stream"], timeout: 60)
+            #expect(result.status == 0, "publish .\(ext): \(result.stderr)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: models).filter { $0.hasSuffix(".onnx") || $0.hasSuffix(".tflite") }
+        return (models, files.sorted())
+    }
+
+    /// Removes the scratch directory holding `models`.
+    static func remove(_ models: String) {
+        try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: models).deletingLastPathComponent().path)
+    }
+
+    static func mirror(_ cluster: RGWCluster, models: String, prefix: String, _ extra: [String] = [], secret: String? = nil) -> Spawn.Result {
+        Spawn.run(modelctl, ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+                             "--max-age", "30", "--multipart-threshold", "10MiB", "--part-size", "5MiB"] + extra,
+                  environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
+                                "AWS_SECRET_ACCESS_KEY": secret ?? cluster.credentials.secretAccessKey], timeout: 120)
+    }
+
+    @Test func freshMirror_thenSecondRunUploadsNothing_SPEC9_1() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let (models, files) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "m-\(UUID().uuidString)"
+
+        let plan = Self.mirror(cluster, models: models, prefix: prefix, ["--dry-run"])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let lines = plan.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines.last?.hasPrefix("upload\tpointer\t") == true && lines.last?.hasSuffix("/models/latest_model_details.json") == true)
+        #expect(lines.contains { $0.hasPrefix("multipart\tmodel\t\((12 << 20) + 7)\t\(prefix)/models/") })
+        #expect(try client.list(prefix: prefix).isEmpty, "--dry-run changed nothing")
+
+        let first = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let jsonSize = try FileManager.default.attributesOfItem(atPath: models + "/latest_model_details.json")[.size] as! Int
+        #expect(first.stdout == #"{"uploaded":3,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize)}"# + "\n")
+        for file in files {
+            let local = try Data(contentsOf: URL(fileURLWithPath: models + "/" + file))
+            let head = try #require(try client.head("\(prefix)/models/\(file)"))
+            #expect(head.size == Int64(local.count) && head.sha256 == S3RequestBuilder.sha256Hex(Array(local)))
+            #expect(head.cacheControl == "public, max-age=31536000, immutable")
+            #expect(try client.get("\(prefix)/models/\(file)") == Array(local))
+        }
+        let pointer = try #require(try client.head("\(prefix)/models/latest_model_details.json"))
+        #expect(pointer.cacheControl == "public, max-age=30" && pointer.contentType == "application/json")
+        #expect(try client.get("\(prefix)/models/latest_model_details.json") == Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.json"))))
+
+        let second = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stdout == #"{"uploaded":0,"skipped":3,"deleted":0,"bytes":0}"# + "\n")
+    }
+
+    @Test func wrongSecret_exits1WithAClearMessage_andWritesNothing() throws {
+        let cluster = try RGWCluster.require()
+        let (models, _) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "w-\(UUID().uuidString)"
+        let result = Self.mirror(cluster, models: models, prefix: prefix, secret: "not-the-secret")
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("modelctl: HeadObject HEAD "))
+        #expect(result.stderr.contains("403"))
+        #expect(!result.stderr.contains("not-the-secret"))
+        #expect(try cluster.client().list(prefix: prefix).isEmpty)
+    }
+
+    @Test func credentialsFile_mustBePrivate_andIsUsed() throws {
+        let cluster = try RGWCluster.require()
+        let (models, _) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let path = models + "/../credentials"
+        try "[r]\naws_access_key_id = \(cluster.credentials.accessKeyID)\naws_secret_access_key = \(cluster.credentials.secretAccessKey)\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let arguments = ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/c", "--endpoint", cluster.endpoint,
+                         "--credentials-file", path, "--profile", "r", "--dry-run"]
+        chmod(path, 0o640)
+        let open = Spawn.run(Self.modelctl, arguments, timeout: 60)
+        #expect(open.status == 2)
+        #expect(open.stderr.contains("accessible by group or others") && open.stderr.contains("chmod 600"))
+        chmod(path, 0o600)
+        let ok = Spawn.run(Self.modelctl, arguments, timeout: 60)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.split(separator: "\n").count == 3)
+    }
+
+    /// SPEC §9.1: a mirror SIGKILLed mid-upload resumes its multipart upload (journal +
+    /// ListParts) without sending the finished parts again.
+    @Test func sigkillMidMultipart_resumesWithoutResendingParts() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
+        let models = scratch + "/models"
+        defer { Self.remove(models) }
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        // 200 MiB, sparse (zeros) but for a marker at the end: 40 parts of 5 MiB.
+        let source = scratch + "/big.onnx"
+        let fd = open(source, O_WRONLY | O_CREAT, 0o644)
+        ftruncate(fd, 200 << 20)
+        _ = pwrite(fd, "end", 3, (200 << 20) - 3)
+        close(fd)
+        let published = Spawn.run(Self.modelctl, ["publish", source, "--sdk-min", "1.0", "--models-dir", models, "--public-base-url", "http://cdn.example"], timeout: 120)
+        try #require(published.status == 0, "\(published.stderr)")
+        let prefix = "k-\(UUID().uuidString)"
+        let environment = ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]
+        let arguments = ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+                         "--multipart-threshold", "10MiB", "--part-size", "5MiB", "--json"]
+        let running = try #require(Spawn.start(Self.modelctl, arguments, environment: environment))
+        // Kill once at least two parts are in the bucket (polled, bounded).
+        var partsBeforeKill = 0
+        _ = try Self.poll(seconds: 60, every: 0.01) {
+            if let upload = try client.listMultipartUploads(prefix: prefix).first {
+                partsBeforeKill = try client.listParts(upload.key, uploadID: upload.uploadID).count
+            }
+            return partsBeforeKill >= 2
+        }
+        kill(running.pid, SIGKILL)
+        let killed = running.wait(timeout: 30)
+        try #require(killed.status == -SIGKILL, "the mirror ended before it was killed: \(killed.stderr)")
+        #expect(partsBeforeKill >= 2)
+        #expect(try client.list(prefix: prefix).isEmpty, "nothing visible after the kill")
+
+        let resumed = Spawn.run(Self.modelctl, arguments, environment: environment, timeout: 300)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let resumedParts = resumed.stderr.split(separator: " ").firstIndex(of: "of").flatMap { index in
+            Int(resumed.stderr.split(separator: " ")[index - 1])
+        }
+        #expect(resumed.stderr.contains("resuming \(prefix)/models/"))
+        #expect((resumedParts ?? 0) >= partsBeforeKill, "\(resumed.stderr)")
+        #expect(resumed.stdout.hasPrefix(#"{"uploaded":2,"skipped":0,"deleted":0,"#))
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: models).first { $0.hasSuffix(".onnx") })
+        let head = try #require(try client.head("\(prefix)/models/\(file)"))
+        #expect(head.size == 200 << 20)
+        #expect(head.sha256 == (try S3Client.sha256(of: models + "/" + file, offset: 0, length: 200 << 20)))
+        #expect(try client.listMultipartUploads(prefix: prefix).isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: models + "/.mirror/uploads")) ?? []).isEmpty, "journal cleared")
+    }
+
+    /// SPEC §9.1: `--watch` mirrors a new publish within seconds (file before JSON).
+    @Test func watch_picksUpAPublishWithinSeconds() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let (models, _) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "watch-\(UUID().uuidString)"
+        let running = try #require(Spawn.start(Self.modelctl, [
+            "mirror", "--watch", "--json", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+            "--max-age", "30"], environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+        var stopped = false
+        defer {
+            if !stopped {
+                kill(running.pid, SIGKILL)
+                _ = running.wait(timeout: 30)
+            }
+        }
+        let pointer = "\(prefix)/models/latest_model_details.json"
+        func pointerMatchesLocal() throws -> Bool {
+            let local = Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.json")))
+            return try client.head(pointer) != nil && client.get(pointer) == local
+        }
+        #expect(try Self.poll(seconds: 120) { try pointerMatchesLocal() }, "first pass mirrored the pointer")
+
+        let file = try RGWClientTests.scratchFile(size: 10_000, seed: 9, ext: "tflite")
+        defer { unlink(file.path) }
+        let published = Spawn.run(Self.modelctl, ["publish", file.path, "--sdk-min", "2.0", "--models-dir", models,
+                                                  "--public-base-url", "http://cdn.example", "--json"], timeout: 60)
+        try #require(published.status == 0, "\(published.stderr)")
+        let id = try #require(published.stdout.firstRange(of: #""id":""#).map { published.stdout[$0.upperBound...].prefix(36) })
+        let started = ContinuousClock.now
+        #expect(try Self.poll(seconds: 30) { try pointerMatchesLocal() }, "the new JSON was mirrored")
+        let latency = ContinuousClock.now - started
+        let head = try client.head("\(prefix)/models/\(id).tflite")
+        #expect(head?.sha256 == file.sha256, "the new file is there, and was uploaded before the JSON")
+        #expect(latency < .seconds(15), "took \(latency)")
+        // An operator stops the watcher with SIGTERM.
+        kill(running.pid, SIGTERM)
+        stopped = true
+        #expect(running.wait(timeout: 10).status == -SIGTERM)
+    }
+
+    /// SPEC §9.1: a garbage-collected file leaves the bucket only after the JSON that stopped
+    /// naming it has been in place for longer than its max-age.
+    @Test func gcDeletion_waitsForTheJSONMaxAge() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let (models, files) = try Self.modelsDirectory()
+        defer { Self.remove(models) }
+        let prefix = "gc-\(UUID().uuidString)"
+        let maxAge = ["--max-age", "3"]
+        #expect(Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"]).status == 0)
+        let small = try #require(files.first { $0.hasSuffix(".tflite") })
+        let key = "\(prefix)/models/\(small)"
+        #expect(try client.head(key) != nil)
+
+        // Retire the small release and collect its file (grace 0, a day later).
+        let store = CatalogStore(directory: models, publicBaseURL: "http://cdn.example")
+        let id = String(small.prefix(36))
+        _ = try store.retire(id: id)
+        try store.collectGarbage(graceDays: 0, now: Timestamp.now().adding(days: 1))
+
+        let first = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        #expect(first.stdout == #"{"uploaded":1,"skipped":1,"deleted":0,"bytes":\#(Self.size(models + "/latest_model_details.json"))}"# + "\n", "\(first.stderr)")
+        #expect(try client.head(key) != nil, "still there right after the JSON changed")
+        let dryRun = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
+        #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
+
+        // Once the max-age has passed, a pass deletes it (polled with a deadline).
+        let deleted = try Self.poll(seconds: 30, every: 0.5) {
+            let pass = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+            #expect(pass.status == 0, "\(pass.stderr)")
+            return pass.stdout.contains(#""deleted":1"#)
+        }
+        #expect(deleted)
+        #expect(try client.head(key) == nil)
+        let again = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        #expect(again.stdout == #"{"uploaded":0,"skipped":2,"deleted":0,"bytes":0}"# + "\n")
+    }
+
+    /// Evaluates `condition` until it holds or `seconds` pass; whether it held.
+    static func poll(seconds: Int, every interval: Double = 0.1, _ condition: () throws -> Bool) throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            usleep(UInt32(interval * 1_000_000))
+        }
+        return false
+    }
+
+    static func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? -1
+    }
+
+    @Test func usageErrors_exit2() throws {
+        let cluster = try RGWCluster.require()
+        let noCredentials = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint], timeout: 30)
+        #expect(noCredentials.status == 2 && noCredentials.stderr.contains("no credentials"))
+        let badTo = Spawn.run(Self.modelctl, ["mirror", "--to", "b-1", "--endpoint", cluster.endpoint], timeout: 30)
+        #expect(badTo.status == 2 && badTo.stderr.contains("s3://BUCKET"))
+        let badPart = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--part-size", "1MiB"], timeout: 30)
+        #expect(badPart.status == 2)
+    }
+}
