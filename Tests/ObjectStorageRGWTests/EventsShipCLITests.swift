@@ -113,4 +113,30 @@ struct EventsShipCLITests {
         let localCSV = Spawn.run(MirrorCLITests.modelctl, ["events", "export", "--data-dir", root + "/data", "--format", "csv"], timeout: 60)
         #expect(Self.modelctl(cluster, ["events", "export", "--from", to, "--format", "csv"]).stdout == localCSV.stdout)
     }
+
+    @Test func watch_shipsEachSegmentSoonAfterItIsSealed_SPEC9_1() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ship-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/models", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/modeld.json"))
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let prefix = "watch-\(UUID().uuidString.prefix(8))"
+        let server = try Server(root: root, instance: "ship-w")
+        defer { _ = server.stop() }
+        let watcher = try #require(Spawn.start(MirrorCLITests.modelctl,
+            ["events", "ship", "--data-dir", root + "/data", "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+             "--watch", "--interval", "1"],
+            environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+        for (n, batch) in ["w1", "w2"].enumerated() {
+            #expect(server.post(batch).contains(#""accepted":2"#))
+            // Sealed by age after 1 s, shipped by the next pass: well within 15 s.
+            #expect(try MirrorCLITests.poll(seconds: 15) { try client.list(prefix: prefix + "/").count == n + 1 }, "segment \(n + 1) not shipped")
+        }
+        kill(watcher.pid, SIGTERM)
+        let result = watcher.wait(timeout: 10)
+        #expect(result.status == -SIGTERM, "\(result.stderr)")
+        #expect(result.stdout.contains("shipped 1 segments"), "\(result.stdout)")
+    }
 }
