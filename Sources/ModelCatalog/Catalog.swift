@@ -163,7 +163,8 @@ public struct ReleasePatch: Equatable, Sendable {
     public var isEmpty: Bool { rolloutPercent == nil && state == nil && sdkMax == nil && label == nil }
 
     /// Parses a PATCH body: a JSON object with any of `rollout_percent`, `state`, `sdk_max`
-    /// (string or null), `label`. Unknown keys and wrong types are `invalid_parameter`.
+    /// (string, or null to remove the upper bound), `label`. Unknown keys and wrong types are
+    /// `invalid_parameter`; `{}` is an empty patch (the route answers the release unchanged).
     public init(json: [UInt8]) throws(CatalogError) {
         let dto: PatchDTO
         do {
@@ -174,7 +175,6 @@ public struct ReleasePatch: Equatable, Sendable {
             throw .invalid("body", "must be a JSON object with rollout_percent, state, sdk_max or label")
         }
         self.init(rolloutPercent: dto.rolloutPercent, state: dto.state, sdkMax: dto.sdkMax, label: dto.label)
-        if isEmpty { throw .invalid("body", "nothing to change: give rollout_percent, state, sdk_max or label") }
     }
 }
 

@@ -158,7 +158,9 @@ extension Release {
     }
 
     public static func validateLabel(_ label: String) throws(CatalogError) {
-        guard label.count <= maxLabelLength else { throw .invalid("label", "must be at most \(maxLabelLength) characters") }
+        // Counted in Unicode scalars (code points), like JSON Schema's maxLength and every other
+        // length in SPEC §4.2, not in grapheme clusters (which can hide any number of scalars).
+        guard label.unicodeScalars.count <= maxLabelLength else { throw .invalid("label", "must be at most \(maxLabelLength) characters") }
         guard !label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw .invalid("label", "must not contain control characters")
         }

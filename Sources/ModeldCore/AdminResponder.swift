@@ -129,7 +129,17 @@ struct AdminResponder: Sendable {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
-                mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.patch(id: id, p) }(id)
+                if p.isEmpty {
+                    // `{}` changes nothing: the checks of any PATCH (404, 409 `retired`) run on a
+                    // copy of the served catalog, and catalog.json is not rewritten.
+                    let served = catalog.served.snapshot
+                    var copy = served.catalog
+                    let release = try copy.apply(p, to: id, now: .now())
+                    exchange.complete(json(200, release.adminJSON(publicBaseURL: served.publicBaseURL,
+                                                                  catalogVersion: served.catalog.catalogVersion)))
+                } else {
+                    mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.patch(id: id, p) }(id)
+                }
             } catch {
                 exchange.complete(Self.errorResponse(error))
             }

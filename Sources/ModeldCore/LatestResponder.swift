@@ -21,20 +21,27 @@ struct LatestResponder: Sendable {
             guard let text = head.queryItem("sdk"), let sdk = SDKVersion(text) else {
                 return .failure(HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999"))
             }
-            let channel = head.queryItem("channel") ?? Release.defaultChannel
-            guard (try? Release.validateChannel(channel)) != nil else {
-                return .failure(HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}"))
+            if let e = invalidParameter(head) { return .failure(e) }
+            return .success(Query(sdk: sdk, sdkText: text, channel: head.queryItem("channel") ?? Release.defaultChannel,
+                                  clientID: head.queryItem("client_id")))
+        }
+
+        /// `channel` and `client_id` are checked in every form of the route, the derived file's
+        /// included: a malformed parameter is a client bug whether or not it changes the answer.
+        static func invalidParameter(_ head: RequestHead) -> HTTPError? {
+            if let channel = head.queryItem("channel"), (try? Release.validateChannel(channel)) == nil {
+                return HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}")
             }
-            let clientID = head.queryItem("client_id")
-            if let clientID, !ClientID.isValid(clientID) {
-                return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
+            if let clientID = head.queryItem("client_id"), !ClientID.isValid(clientID) {
+                return HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters")
             }
-            return .success(Query(sdk: sdk, sdkText: text, channel: channel, clientID: clientID))
+            return nil
         }
     }
 
     func respond(_ head: RequestHead) -> Response {
         if head.path == "/latest_model_details.json" && head.queryItem("sdk") == nil {
+            if let e = Query.invalidParameter(head) { return Response.error(e).labelled(RequestLabel(route: .latest)) }
             // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
             return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
         }

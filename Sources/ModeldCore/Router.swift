@@ -13,10 +13,13 @@ struct Router: HTTPHandler {
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         let path = head.path
         if path == "/latest" || path == "/latest_model_details.json" {
+            // POST (events) is an update check of `/latest` only (SPEC §4.2); the static
+            // mirror's name stays a GET resource, as it is on a CDN.
+            let postable = path == "/latest"
             switch head.method {
             case "GET", "HEAD": return .respond(latest.respond(head))
-            case "POST": return events.handle(head, exchange, withUpdateCheck: true)
-            default: return .respond(notAllowed("GET, HEAD, POST", .latest))
+            case "POST" where postable: return events.handle(head, exchange, withUpdateCheck: true)
+            default: return .respond(notAllowed(postable ? "GET, HEAD, POST" : "GET, HEAD", .latest))
             }
         }
         if path == "/events" {

@@ -70,14 +70,10 @@ struct MirrorCommand: ParsableCommand {
         do { return try SizeParser.parse(text) } catch { throw ValidationError("\(flag): \(error)") }
     }
 
-    /// `--max-age`, else `latest_max_age_seconds` from ./config/modeld.json, else 60 (SPEC §9.1).
+    /// `--max-age`, else `latest_max_age_seconds` from ./config/modeld.json (read by modeld's own
+    /// rules), else 60 (SPEC §9.1).
     private func resolvedMaxAge() throws(CLIFailure) -> Int {
         if let maxAge { return maxAge }
-        guard let data = FileManager.default.contents(atPath: OfflineOptions.configFile) else { return 60 }
-        struct Config: Decodable { let latest_max_age_seconds: Int? }
-        guard let config = try? JSONDecoder().decode(Config.self, from: data) else {
-            throw CLIFailure("cannot read latest_max_age_seconds from \(OfflineOptions.configFile); pass --max-age")
-        }
-        return config.latest_max_age_seconds ?? 60
+        return try ShippedConfig.load()?.latestMaxAgeSeconds ?? 60
     }
 }

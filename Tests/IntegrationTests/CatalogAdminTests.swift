@@ -133,4 +133,72 @@ import Testing
                    "Content-Length: 1000000\r\nExpect: 100-continue\r\n\r\n")
         #expect(try w.readHead().status == 401)
     }
+
+    // MARK: PATCH and publish as docs/openapi.yaml states them (issue #10: the OpenAPI contract)
+
+    private func patch(_ fx: CatalogFixture, _ id: String, _ body: String) throws -> CurlResponse {
+        try fx.curl("/admin/models/\(id)", fx.auth + ["-X", "PATCH", "-H", "Content-Type: application/json", "--data-binary", body])
+    }
+
+    @Test func patchWithEmptyObject_answersTheReleaseUnchanged_catalogNotRewritten_retired409_SPEC7_1() throws {
+        let fx = try CatalogFixture()
+        let id = try #require(try fx.publish(try fx.randomFile(), ["--label", "v1"])["id"] as? String)
+        let catalogFile = fx.server.modelsDir.appendingPathComponent("catalog.json")
+        let catalogBefore = try Data(contentsOf: catalogFile)
+        let shown = try fx.curl("/admin/models/\(id)", fx.auth)
+        let empty = try patch(fx, id, "{}")
+        #expect(empty.status == 200, "\(empty.status) \(empty.text)")
+        #expect(empty.text == shown.text, "the release as GET shows it")
+        #expect(empty.header("Cache-Control") == "no-store")
+        #expect(try Data(contentsOf: catalogFile) == catalogBefore, "a no-op PATCH does not rewrite catalog.json")
+        // A retired release answers every PATCH 409 `retired`, the empty one included.
+        #expect(try fx.modelctl(["retire", id]).status == 0)
+        let retired = try patch(fx, id, "{}")
+        #expect(retired.status == 409 && retired.errorCode == "retired", "\(retired.status) \(retired.text)")
+        let missing = try patch(fx, "00000000-0000-4000-8000-000000000000", "{}")
+        #expect(missing.status == 404 && missing.errorCode == "not_found")
+        for bad in ["[]", "null", "nope", #"{"sdk_max":3}"#] {
+            #expect(try patch(fx, id, bad).errorCode == "invalid_parameter", "\(bad)")
+        }
+    }
+
+    @Test func patchSdkMaxNull_removesTheUpperBound_SPEC3_7_1() throws {
+        let fx = try CatalogFixture()
+        let id = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0", ["--sdk-max", "2.0"])["id"] as? String)
+        #expect(try fx.latestID("sdk=2.5") == nil)
+        let widened = try patch(fx, id, #"{"sdk_max":null}"#)
+        #expect(widened.status == 200, "\(widened.status) \(widened.text)")
+        #expect(widened.json?["sdk_max"] == nil, "unset sdk_max is absent, never null: \(widened.text)")
+        #expect(try fx.latestID("sdk=2.5") == id)
+        #expect(try fx.latestID("sdk=999999") == id)
+    }
+
+    @Test func emptySdkRange_is400InvalidParameter_onPublishAndPatch_SPEC3_7_1() throws {
+        let fx = try CatalogFixture()
+        for range in ["sdk_min=2.3&sdk_max=2.3", "sdk_min=2.3&sdk_max=2.3.0", "sdk_min=2.3&sdk_max=1.9"] {
+            let r = try fx.curl("/admin/models?\(range)&ext=bin", fx.auth + ["--data-binary", "abc"])
+            #expect(r.status == 400 && r.errorCode == "invalid_parameter", "\(range) → \(r.status)")
+            #expect(r.json?["message"] as? String == "sdk_max: must be greater than sdk_min (2.3)", "\(r.text)")
+        }
+        #expect(fx.modelsEntries().tmp.isEmpty)
+        let id = try #require(try fx.publish(try fx.randomFile(), sdkMin: "2.3")["id"] as? String)
+        let r = try patch(fx, id, #"{"sdk_max":"2.3"}"#)
+        #expect(r.status == 400 && r.json?["message"] as? String == "sdk_max: must be greater than sdk_min (2.3)", "\(r.text)")
+    }
+
+    @Test func labelLength_countsUnicodeScalars_likeJSONSchemaMaxLength_SPEC3() throws {
+        let fx = try CatalogFixture()
+        let id = try #require(try fx.publish(try fx.randomFile())["id"] as? String)
+        // 200 user-perceived characters, 400 scalars ("e" + COMBINING ACUTE ACCENT): over 200.
+        let combining = String(repeating: "e\\u0301", count: 200)
+        let tooLong = try patch(fx, id, #"{"label":""# + combining + #""}"#)
+        #expect(tooLong.status == 400 && tooLong.errorCode == "invalid_parameter", "\(tooLong.status) \(tooLong.text)")
+        let publish = try fx.curl("/admin/models?sdk_min=1&ext=bin&label=" + String(repeating: "e%CC%81", count: 101),
+                                  fx.auth + ["--data-binary", "abc"])
+        #expect(publish.status == 400 && publish.errorCode == "invalid_parameter", "\(publish.status) \(publish.text)")
+        // Exactly 200 scalars (astral ones included) is fine.
+        let fits = String(repeating: "\\ud83d\\ude80", count: 100) + String(repeating: "a", count: 100)
+        let ok = try patch(fx, id, #"{"label":""# + fits + #""}"#)
+        #expect(ok.status == 200 && (ok.json?["label"] as? String)?.unicodeScalars.count == 200, "\(ok.status) \(ok.text)")
+    }
 }

@@ -164,6 +164,33 @@ import Testing
         #expect(try fx.curl("/latest_model_details.json?sdk=2.5").json?["id"] as? String == b)
     }
 
+    @Test func malformedChannelOrClientID_is400_inEveryFormOfTheUpdateCheck_SPEC4_1() throws {
+        let longID = String(repeating: "0", count: 129)
+        for path in ["/latest?sdk=1.0&", "/latest_model_details.json?sdk=1.0&", "/latest_model_details.json?"] {
+            for query in ["client_id=\(longID)", "client_id=", "client_id=%0A", "channel=Beta", "channel="] {
+                let r = try fx.curl(path + query)
+                #expect(r.status == 400 && r.errorCode == "invalid_parameter", "\(path)\(query) → \(r.status)")
+                #expect(r.header("Cache-Control") == "no-store")
+            }
+        }
+        // Well-formed ones leave the derived file as it is (it is the stable channel's, for everyone).
+        let plain = try fx.curl("/latest_model_details.json")
+        let withParameters = try fx.curl("/latest_model_details.json?channel=stable&client_id=" + String(repeating: "0", count: 128))
+        #expect(plain.status == 200 && withParameters.status == 200 && withParameters.body == plain.body)
+    }
+
+    @Test func latestModelDetails_answersGETOnly_postIs405_SPEC4_1_4_2_10() throws {
+        let batch = #"{"batch_id":"b1","events":[]}"#
+        for query in ["", "?sdk=1.0"] {
+            let r = try fx.curl("/latest_model_details.json" + query,
+                                ["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", batch])
+            #expect(r.status == 405 && r.errorCode == "method_not_allowed", "\(query) → \(r.status) \(r.text)")
+            #expect(r.header("Allow") == "GET, HEAD")
+        }
+        let put = try fx.curl("/latest", ["-X", "PUT"])
+        #expect(put.status == 405 && put.header("Allow") == "GET, HEAD, POST")
+    }
+
     @Test func pauseResumeRetire_fallBackAtOnce_retiredIsFinal_SPEC3_7_1() throws {
         let old = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0")["id"] as? String)
         let new = try #require(try fx.publish(try fx.randomFile(), sdkMin: "1.0")["id"] as? String)

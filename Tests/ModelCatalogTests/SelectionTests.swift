@@ -106,9 +106,10 @@ import Testing
         let p = try ReleasePatch(json: Array(#"{"rollout_percent":25,"state":"paused","sdk_max":null,"label":"x"}"#.utf8))
         #expect(p == ReleasePatch(rolloutPercent: 25, state: .paused, sdkMax: .some(nil), label: "x"))
         #expect(try ReleasePatch(json: Array(#"{"sdk_max":"3.0"}"#.utf8)).sdkMax == .some("3.0"))
-        for bad in [#"{"rollout":5}"#, #"{"state":"gone"}"#, #"{"rollout_percent":"5"}"#, "[]", "{}", "nope"] {
+        for bad in [#"{"rollout":5}"#, #"{"state":"gone"}"#, #"{"rollout_percent":"5"}"#, "[]", "nope"] {
             #expect(throws: CatalogError.self, "\(bad)") { try ReleasePatch(json: Array(bad.utf8)) }
         }
+        #expect(try ReleasePatch(json: Array("{}".utf8)).isEmpty, "the route answers an empty patch with the release as it is")
     }
 }
 

@@ -44,19 +44,32 @@ struct MirrorCLITests {
         let (models, files) = try Self.modelsDirectory()
         defer { Self.remove(models) }
         let prefix = "m-\(UUID().uuidString)"
+        // Signed metadata (SPEC §12): details/<N>.json and latest_model_details.sig.json.
+        let keys = URL(fileURLWithPath: models).deletingLastPathComponent().path
+        let generated = Spawn.run(Self.modelctl, ["keys", "generate", "--name", "k1", "--out", keys], timeout: 30)
+        try #require(generated.status == 0, "\(generated.stderr)")
+        let signed = Spawn.run(Self.modelctl, ["sign", "refresh", "--models-dir", models, "--key", keys + "/k1.key"], timeout: 30)
+        try #require(signed.status == 0, "\(signed.stderr)")
+        let snapshot = try #require(try FileManager.default.contentsOfDirectory(atPath: models + "/details").first)
 
         let plan = Self.mirror(cluster, models: models, prefix: prefix, ["--dry-run"])
         #expect(plan.status == 0, "\(plan.stderr)")
         let lines = plan.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3)
-        #expect(lines.last?.hasPrefix("upload\tpointer\t") == true && lines.last?.hasSuffix("/models/latest_model_details.json") == true)
+        // Files first, then the snapshot, then the pointer and its signature, last.
+        #expect(lines.map { $0.split(separator: "\t")[1] } == ["model", "model", "snapshot", "pointer", "pointer"])
+        #expect(lines[2].hasSuffix("\t\(prefix)/models/details/\(snapshot)"))
+        #expect(lines[3].hasSuffix("/models/latest_model_details.json") && lines[4].hasSuffix("/models/latest_model_details.sig.json"))
         #expect(lines.contains { $0.hasPrefix("multipart\tmodel\t\((12 << 20) + 7)\t\(prefix)/models/") })
         #expect(try client.list(prefix: prefix).isEmpty, "--dry-run changed nothing")
 
         let first = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(first.status == 0, "\(first.stderr)")
-        let jsonSize = try FileManager.default.attributesOfItem(atPath: models + "/latest_model_details.json")[.size] as! Int
-        #expect(first.stdout == #"{"uploaded":3,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize)}"# + "\n")
+        let jsonSize = ["latest_model_details.json", "latest_model_details.sig.json", "details/" + snapshot].map { Self.size(models + "/" + $0) }.reduce(0, +)
+        #expect(first.stdout == #"{"uploaded":5,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize)}"# + "\n")
+        let snapshotHead = try #require(try client.head("\(prefix)/models/details/\(snapshot)"))
+        #expect(snapshotHead.cacheControl == "public, max-age=31536000, immutable" && snapshotHead.contentType == "application/json")
+        #expect(try client.get("\(prefix)/models/latest_model_details.sig.json")
+                == Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.sig.json"))))
         for file in files {
             let local = try Data(contentsOf: URL(fileURLWithPath: models + "/" + file))
             let head = try #require(try client.head("\(prefix)/models/\(file)"))
@@ -70,7 +83,7 @@ struct MirrorCLITests {
 
         let second = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout == #"{"uploaded":0,"skipped":3,"deleted":0,"bytes":0}"# + "\n")
+        #expect(second.stdout == #"{"uploaded":0,"skipped":5,"deleted":0,"bytes":0}"# + "\n")
     }
 
     @Test func wrongSecret_exits1WithAClearMessage_andWritesNothing() throws {
