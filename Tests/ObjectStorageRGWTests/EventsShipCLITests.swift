@@ -139,4 +139,30 @@ struct EventsShipCLITests {
         #expect(result.status == -SIGTERM, "\(result.stderr)")
         #expect(result.stdout.contains("shipped 1 segments"), "\(result.stdout)")
     }
+
+    /// A SIGKILLed instance leaves its lock free and maybe an uncommitted tail: the segment is
+    /// sealed, and only its committed prefix (commit records included) leaves the machine.
+    @Test func killedInstance_lastSegmentShipsItsCommittedPrefixOnly_SPEC9_1() throws {
+        let cluster = try RGWCluster.require()
+        let client = try cluster.client()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ship-\(UUID().uuidString)").path
+        let day = root + "/data/events/2026-11-21"
+        try FileManager.default.createDirectory(atPath: day, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // The lock file stays behind after a kill; nobody holds it.
+        #expect(FileManager.default.createFile(atPath: root + "/data/events/k.lock", contents: nil))
+        let event = #"{"name":"n","received_at":"2026-11-21T10:00:00.000Z","batch_id":"b1","client_id":"c","sdk":"2.3","seq":0,"instance":"k"}"#
+        let committed = #"{"commit":{"lines":0,"bytes":0}}"# + "\n" + event + "\n" + #"{"commit":{"lines":1,"bytes":\#(event.utf8.count + 1)}}"# + "\n"
+        let tail = event.replacingOccurrences(of: "b1", with: "b2") + "\n" + #"{"name":"torn"#
+        try Data((committed + tail).utf8).write(to: URL(fileURLWithPath: day + "/k-000001.jsonl"))
+        let prefix = "killed-\(UUID().uuidString.prefix(8))"
+        let to = "s3://\(RGWCluster.bucket)/\(prefix)"
+        let run = Self.modelctl(cluster, ["events", "ship", "--data-dir", root + "/data", "--to", to, "--json"])
+        #expect(run.stdout == #"{"shipped":1,"skipped":0,"bytes":\#(committed.utf8.count)}"# + "\n", "\(run.stdout)\(run.stderr)")
+        let object = try client.get("\(prefix)/events/dt=2026-11-21/k-000001.jsonl.gz")
+        try Data(object).write(to: URL(fileURLWithPath: root + "/object.gz"))
+        #expect(Spawn.run("/bin/sh", ["-c", "gzip -dc \(root)/object.gz"], timeout: 10).stdout == committed)
+        let remote = Self.modelctl(cluster, ["events", "export", "--from", to])
+        #expect(remote.stdout == event + "\n", "\(remote.stdout)\(remote.stderr)")
+    }
 }
