@@ -42,6 +42,15 @@ struct EventsShipCLITests {
         }
     }
 
+    /// A scratch directory with empty models/ and data/ and an empty config file.
+    static func serverRoot() throws -> String {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ship-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/models", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/modeld.json"))
+        return root
+    }
+
     static func segments(_ root: String) -> [String] {
         let events = root + "/data/events"
         return ((try? FileManager.default.contentsOfDirectory(atPath: events)) ?? []).sorted().flatMap { day in
@@ -59,10 +68,7 @@ struct EventsShipCLITests {
     @Test func ship_exactlyOnceAcrossRunsAndRestart_exportFromBucketEqualsLocal_SPEC9_1() throws {
         let cluster = try RGWCluster.require()
         let client = try cluster.client()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ship-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root + "/models", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: true)
-        try Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/modeld.json"))
+        let root = try Self.serverRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let prefix = "ship-\(UUID().uuidString.prefix(8))"
         let to = "s3://\(RGWCluster.bucket)/\(prefix)"
@@ -117,10 +123,7 @@ struct EventsShipCLITests {
     @Test func watch_shipsEachSegmentSoonAfterItIsSealed_SPEC9_1() throws {
         let cluster = try RGWCluster.require()
         let client = try cluster.client()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("ship-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root + "/models", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: root + "/data", withIntermediateDirectories: true)
-        try Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/modeld.json"))
+        let root = try Self.serverRoot()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let prefix = "watch-\(UUID().uuidString.prefix(8))"
         let server = try Server(root: root, instance: "ship-w")
