@@ -21,6 +21,15 @@ int modeld_fcntl_unlock(int fd) { return lock_op(fd, F_UNLCK, F_SETLK); }
 int modeld_ofd_lock(int fd, int wait) { return lock_op(fd, F_WRLCK, wait ? F_OFD_SETLKW : F_OFD_SETLK); }
 int modeld_ofd_unlock(int fd) { return lock_op(fd, F_UNLCK, F_OFD_SETLK); }
 
+int modeld_ofd_is_locked(int fd) {
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return -1;
+    return fl.l_type != F_UNLCK;
+}
+
 int modeld_sigmask_block(const int *signals, int count) {
     sigset_t set;
     sigemptyset(&set);

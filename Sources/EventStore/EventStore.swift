@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinuxShims
 import Dispatch
 import Synchronization
 
@@ -44,6 +45,13 @@ public final class EventStore: Sendable {
             if e == EWOULDBLOCK { throw .instanceLocked(path: layout.lockPath) }
             throw .io(IOFailure(path: layout.lockPath, operation: "flock", code: e).description)
         }
+        // Also an OFD lock, which `events ship` can test with F_OFD_GETLK without taking it (a
+        // probing flock would briefly hold the lock and could make this instance's start fail).
+        guard modeld_ofd_lock(fd, 0) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw .io(IOFailure(path: layout.lockPath, operation: "fcntl(F_OFD_SETLK)", code: e).description)
+        }
         let recovered: SegmentRecovery.Result
         do {
             recovered = try SegmentRecovery.run(layout: layout, windowHours: config.dedupWindowHours, now: config.clock())
@@ -54,7 +62,8 @@ public final class EventStore: Sendable {
         lockFD = fd
         self.config = config
         repairedSegments = recovered.repairedSegments
-        let writer = SegmentWriter(layout: layout, maxBytes: config.segmentMaxBytes, io: config.io, nextNumber: recovered.nextNumber)
+        let writer = SegmentWriter(layout: layout, maxBytes: config.segmentMaxBytes, maxAgeMillis: config.segmentMaxMillis,
+                                   io: config.io, nextNumber: recovered.nextNumber)
         let state = WriterState(store: self, writer: writer, dedup: recovered.dedup)
         startThread { state.run() }
     }
@@ -119,8 +128,9 @@ public final class EventStore: Sendable {
     static let maxGroupBytes = 8 << 20
 
     /// The next group: what is queued, up to `maxGroupBytes`; nil once closed and drained.
-    /// Sleeps while there is nothing to do.
-    fileprivate func takePending() -> [Pending]? {
+    /// Sleeps while there is nothing to do, at most until `deadline` (epoch ms of `clock`), then
+    /// returns an empty group.
+    fileprivate func takePending(until deadline: Int64?) -> [Pending]? {
         while true {
             let taken = mailbox.withLock { m -> [Pending]?? in
                 if m.queue.isEmpty {
@@ -141,7 +151,13 @@ public final class EventStore: Sendable {
                 return .some(Array(m.queue[..<count]))
             }
             if let taken { return taken }
-            wake.wait()
+            guard let deadline else { wake.wait(); continue }
+            let millis = max(0, deadline - now)
+            if wake.wait(timeout: .now() + .milliseconds(Int(min(millis, 86_400_000)))) == .timedOut {
+                // A submitter that saw the flag before this may still signal: one spare wake-up.
+                mailbox.withLock { $0.writerSleeping = false }
+                return []
+            }
         }
     }
 
@@ -171,7 +187,9 @@ private final class WriterState: @unchecked Sendable {
     }
 
     func run() {
-        while let group = store.takePending() { commit(group) }
+        while let group = store.takePending(until: writer.ageDeadline) {
+            if group.isEmpty { writer.rotateIfAged(now: store.now) } else { commit(group) }
+        }
         writer.seal()
         store.writerFinished()
     }

@@ -7,6 +7,8 @@ public struct EventStoreConfig: Sendable {
     /// Rotation size (SPEC: 64 MiB); smaller in tests.
     public var segmentMaxBytes: Int = 64 << 20
     public var dedupWindowHours: Double = 48
+    /// Rotation age, counted from a segment's first commit (`events_segment_max_seconds`).
+    public var segmentMaxMillis: Int64 = 3_600_000
     /// Called on the writer thread with each fdatasync's duration, for `modeld_fsync_seconds`.
     public var fsyncObserver: (@Sendable (Double) -> Void)?
     /// Epoch milliseconds; injectable so tests can cross UTC midnight.

@@ -21,13 +21,15 @@ final class SegmentWriter {
 
     let layout: SegmentLayout
     let maxBytes: Int
+    let maxAgeMillis: Int64
     let io: FileIO
     private var nextNumber: Int
     private var current: Open?
 
-    init(layout: SegmentLayout, maxBytes: Int, io: FileIO, nextNumber: Int) {
+    init(layout: SegmentLayout, maxBytes: Int, maxAgeMillis: Int64, io: FileIO, nextNumber: Int) {
         self.layout = layout
         self.maxBytes = maxBytes
+        self.maxAgeMillis = maxAgeMillis
         self.io = io
         self.nextNumber = nextNumber
     }
@@ -37,7 +39,8 @@ final class SegmentWriter {
     func append(_ bytes: inout [UInt8], lineCount: Int, keys: [DedupKey], now: Int64) throws(IOFailure) -> Double {
         CommitRecord(lines: lineCount, bytes: bytes.count).append(to: &bytes)
         let day = Timestamp.day(ms: now)
-        if let open = current, !open.keys.isEmpty, open.day != day || open.committed + bytes.count > maxBytes {
+        if let open = current, !open.keys.isEmpty,
+           open.day != day || open.committed + bytes.count > maxBytes || now >= open.minMillis + maxAgeMillis {
             seal()
         }
         if current == nil { current = try openSegment(day: day) }
@@ -56,6 +59,22 @@ final class SegmentWriter {
         current!.minMillis = min(current!.minMillis, now)
         current!.maxMillis = max(current!.maxMillis, now)
         return elapsed
+    }
+
+    /// When the open segment reaches `maxAgeMillis` (counted from its first commit; an empty
+    /// segment never ages, so an idle server does not churn files).
+    var ageDeadline: Int64? {
+        guard let open = current, !open.keys.isEmpty else { return nil }
+        return open.minMillis + maxAgeMillis
+    }
+
+    /// Seals an aged segment and opens its successor at once, even with nothing to write: a
+    /// newer segment is what tells `events ship` that this one is sealed (SPEC §9.1). If the
+    /// successor cannot be created, the next append tries again (and fails its batches).
+    func rotateIfAged(now: Int64) {
+        guard let deadline = ageDeadline, now >= deadline else { return }
+        seal()
+        current = try? openSegment(day: Timestamp.day(ms: now))
     }
 
     /// Closes the open segment and writes its index. A failed index is harmless: start-up

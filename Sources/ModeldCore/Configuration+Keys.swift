@@ -63,6 +63,9 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(name: "dedup_window_hours") { draft, input throws(ConfigurationValueError) in
             draft.configuration.dedupWindowHours = try input.int(1...8_760)
         },
+        ConfigurationKey(name: "events_segment_max_seconds") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.eventsSegmentMaxSeconds = try input.int(1...86_400)
+        },
         ConfigurationKey(name: "drain_seconds") { draft, input throws(ConfigurationValueError) in
             draft.configuration.drainSeconds = try input.int(0...3_600)
         },

@@ -16,6 +16,8 @@ public struct Configuration: Sendable, Equatable {
     public var workers: Int
     public var retiredGraceDays: Int
     public var dedupWindowHours: Int
+    /// Age at which an event segment is rotated (SPEC §9.1), so `events ship` lags at most this.
+    public var eventsSegmentMaxSeconds = 3_600
     public var drainSeconds: Int
     /// How often the guard evaluator looks at running guards (SPEC §11.4).
     public var guardIntervalSeconds: Int

@@ -67,6 +67,7 @@ public enum ModeldApp {
         do {
             var eventConfig = EventStoreConfig(directory: config.dataDir + "/events", instance: config.instanceID)
             eventConfig.dedupWindowHours = Double(config.dedupWindowHours)
+            eventConfig.segmentMaxMillis = Int64(config.eventsSegmentMaxSeconds) * 1_000
             eventConfig.fsyncObserver = { seconds in metrics.recordEventCommit(fsyncNanoseconds: Int(seconds * 1e9)) }
             events = try EventStore(config: eventConfig)
         } catch .instanceLocked(let path) {

@@ -7,7 +7,7 @@ struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Read outcome events from a data directory.",
-        subcommands: [EventsExport.self, EventsStats.self]
+        subcommands: [EventsExport.self, EventsStats.self, EventsShip.self]
     )
 }
 

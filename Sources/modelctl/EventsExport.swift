@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventStore
+import Foundation
 
 struct EventsExport: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -8,7 +9,10 @@ struct EventsExport: ParsableCommand {
     )
 
     @Option(help: "Data directory (holds events/).")
-    var dataDir: String
+    var dataDir: String?
+    @Option(help: ArgumentHelp("Read shipped segments from s3://BUCKET[/PREFIX] (as `events ship` wrote them) instead of a data directory.", valueName: "s3-url"))
+    var from: String?
+    @OptionGroup var connection: ObjectStorageConnection
     @Option(help: "First UTC day, YYYY-MM-DD (inclusive).")
     var since: String?
     @Option(help: "Last UTC day, YYYY-MM-DD (inclusive).")
@@ -23,7 +27,15 @@ struct EventsExport: ParsableCommand {
             }
             try EventsCommand.checkDay(since, "--since")
             try EventsCommand.checkDay(until, "--until")
-            let directory = try EventsCommand.directory(dataDir: dataDir)
+            let directory: String
+            switch (dataDir, from) {
+            case (let dataDir?, nil): directory = try EventsCommand.directory(dataDir: dataDir)
+            case (nil, let from?):
+                let (client, prefix) = try connection.client(for: from, flag: "--from")
+                directory = try ShippedSegments.download(client: client, prefix: prefix, since: since, until: until)
+            default: throw CLIFailure("give exactly one of --data-dir and --from", exitCode: 2)
+            }
+            defer { if from != nil { try? FileManager.default.removeItem(atPath: directory) } }
             let out = EventsStdout()
             let csv = format == "csv"
             if csv { out.append(EventCSV.header) }

@@ -3,11 +3,20 @@ import Foundation
 import ObjectStorage
 import ObjectStorageCurl
 
-/// The bucket options shared by `mirror` and `events ship` (SPEC §9.1). Credentials come from
-/// the environment or a 0600 INI file, never from argv.
+/// The bucket options shared by `mirror` and `events ship` (SPEC §9.1): the destination and
+/// how to reach it.
 struct ObjectStorageOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Destination: s3://BUCKET[/PREFIX].", valueName: "s3-url")) var to: String
-    @Option(help: ArgumentHelp("S3 endpoint: http(s)://host[:port] (R2, AWS, GCS, MinIO, Ceph RGW).", valueName: "url")) var endpoint: String
+    @OptionGroup var connection: ObjectStorageConnection
+
+    /// The client for `--to`; a bad option or credentials source exits 2, as a usage error.
+    func client() throws(CLIFailure) -> (client: S3Client, prefix: String) { try connection.client(for: to, flag: "--to") }
+}
+
+/// How to reach a bucket — endpoint, region, addressing, credentials — also used by
+/// `events export --from`. Credentials come from the environment or a 0600 INI file, never argv.
+struct ObjectStorageConnection: ParsableArguments {
+    @Option(help: ArgumentHelp("S3 endpoint: http(s)://host[:port] (R2, AWS, GCS, MinIO, Ceph RGW).", valueName: "url")) var endpoint: String?
     @Option(help: "Signing region (R2: auto).") var region = "us-east-1"
     @Option(help: ArgumentHelp("path or virtual (default: path for an IP address or localhost, else virtual).", valueName: "style"))
     var addressing: S3Endpoint.Addressing?
@@ -15,24 +24,25 @@ struct ObjectStorageOptions: ParsableArguments {
     var credentialsFile: String?
     @Option(help: "Profile in --credentials-file.") var profile = "default"
 
-    /// Bucket and key prefix (without slashes at either end) of `--to`.
-    func destination() throws(CLIFailure) -> (bucket: String, prefix: String) {
-        guard to.hasPrefix("s3://") else { throw CLIFailure("--to \(to): expected s3://BUCKET[/PREFIX]", exitCode: 2) }
-        let rest = to.dropFirst("s3://".count)
+    /// Bucket and key prefix (without slashes at either end) of an `s3://BUCKET[/PREFIX]` URL.
+    static func destination(_ url: String, flag: String) throws(CLIFailure) -> (bucket: String, prefix: String) {
+        guard url.hasPrefix("s3://") else { throw CLIFailure("\(flag) \(url): expected s3://BUCKET[/PREFIX]", exitCode: 2) }
+        let rest = url.dropFirst("s3://".count)
         let bucket = String(rest.prefix { $0 != "/" })
         var prefix = rest.dropFirst(bucket.count)
         while prefix.hasPrefix("/") { prefix = prefix.dropFirst() }
         while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-        guard !bucket.isEmpty else { throw CLIFailure("--to \(to): no bucket", exitCode: 2) }
+        guard !bucket.isEmpty else { throw CLIFailure("\(flag) \(url): no bucket", exitCode: 2) }
         return (bucket, String(prefix))
     }
 
-    /// The client for `--to`; a bad option or credentials source exits 2, as a usage error.
-    func client() throws(CLIFailure) -> (client: S3Client, prefix: String) {
-        let (bucket, prefix) = try destination()
+    /// The client for the bucket of `url` (given as `flag`) and its key prefix.
+    func client(for url: String, flag: String) throws(CLIFailure) -> (client: S3Client, prefix: String) {
+        let (bucket, prefix) = try Self.destination(url, flag: flag)
+        guard let endpoint else { throw CLIFailure("\(flag) needs --endpoint URL", exitCode: 2) }
         do {
-            let endpoint = try S3Endpoint(url: self.endpoint, bucket: bucket, region: region, addressing: addressing)
-            return (S3Client(endpoint: endpoint, credentials: try credentials()), prefix)
+            let s3Endpoint = try S3Endpoint(url: endpoint, bucket: bucket, region: region, addressing: addressing)
+            return (S3Client(endpoint: s3Endpoint, credentials: try credentials()), prefix)
         } catch {
             throw CLIFailure(error.description, exitCode: 2)
         }

@@ -228,6 +228,39 @@ final class Results: Sendable {
         #expect(try allLines(dir)[1].contains(#""received_at":"2025-11-22T00:00:00.100Z""#))
     }
 
+    @Test func rotation_byAgeFromFirstCommit_SPEC9_1() throws {
+        let dir = makeTempDirectory()
+        defer { removeTree(dir) }
+        let start: Int64 = 1_763_776_800_000 // 2025-11-22T02:00:00Z
+        let clock = TestClock(start)
+        let store = try openStore(dir) { $0.clock = { clock.now.withLock { $0 } }; $0.segmentMaxMillis = 60_000 }
+        #expect(store.submitAndWait(try parseBatch(batchBody(id: "a", count: 1)), sdk: nil) == .accepted(1))
+        clock.set(start + 59_999)
+        #expect(store.submitAndWait(try parseBatch(batchBody(id: "b", count: 1)), sdk: nil) == .accepted(1))
+        clock.set(start + 60_000)
+        #expect(store.submitAndWait(try parseBatch(batchBody(id: "c", count: 1)), sdk: nil) == .accepted(1))
+        store.close()
+        let segments = files(dir, suffix: ".jsonl")
+        #expect(segments.map { $0.split(separator: "/").last! } == ["i1-000001.jsonl", "i1-000002.jsonl"])
+        #expect(try allLines(dir).count == 3)
+    }
+
+    @Test func rotation_idleSegmentSealedByAgeWithSuccessor_SPEC9_1() throws {
+        let dir = makeTempDirectory()
+        defer { removeTree(dir) }
+        let store = try openStore(dir) { $0.segmentMaxMillis = 300 }
+        #expect(store.submitAndWait(try parseBatch(batchBody(id: "a", count: 2)), sdk: nil) == .accepted(2))
+        // Nothing else is submitted: the writer itself must seal the segment once it is 300 ms old.
+        let deadline = POSIX.monotonicSeconds() + 10
+        while files(dir, suffix: ".jsonl.idx").isEmpty, POSIX.monotonicSeconds() < deadline { usleep(20_000) }
+        #expect(files(dir, suffix: ".jsonl.idx").map { $0.split(separator: "/").last! } == ["i1-000001.jsonl.idx"])
+        while files(dir, suffix: ".jsonl").count < 2, POSIX.monotonicSeconds() < deadline { usleep(20_000) }
+        #expect(files(dir, suffix: ".jsonl").count == 2)
+        // The successor stays empty and does not age; closing removes it.
+        store.close()
+        #expect(files(dir, suffix: ".jsonl").map { $0.split(separator: "/").last! } == ["i1-000001.jsonl"])
+    }
+
     @Test func lock_secondStoreWithSameInstanceRefused_SPEC2() throws {
         let dir = makeTempDirectory()
         defer { removeTree(dir) }

@@ -50,6 +50,29 @@ import Testing
         #expect(bad.status == 2, "\(bad.stderr)")
     }
 
+    @Test func shipAndExportFrom_usageErrors_SPEC9_1() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("ship-usage-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let credentials = ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s"]
+        let cases: [([String], Int32, String)] = [
+            (["events", "export"], 2, "exactly one of --data-dir and --from"),
+            (["events", "export", "--data-dir", data, "--from", "s3://bkt"], 2, "exactly one of --data-dir and --from"),
+            (["events", "export", "--from", "s3://bkt"], 2, "--from needs --endpoint"),
+            (["events", "export", "--from", "b", "--endpoint", "http://127.0.0.1:9"], 2, "expected s3://BUCKET"),
+            (["events", "ship", "--data-dir", data, "--to", "s3://bkt"], 2, "--to needs --endpoint"),
+            (["events", "ship", "--data-dir", data + "/missing", "--to", "s3://bkt", "--endpoint", "http://127.0.0.1:9"], 1, "does not exist"),
+        ]
+        for (arguments, status, message) in cases {
+            let result = try ChildProcess.run(TestBinaries.modelctl, arguments, environment: credentials)
+            #expect(result.status == status && result.stderr.contains(message), "\(arguments): \(result.status) \(result.stderr)")
+        }
+        // Nothing sealed (no segments) ships nothing and needs no bucket: no request is made.
+        let empty = try ChildProcess.run(TestBinaries.modelctl, ["events", "ship", "--data-dir", data, "--to", "s3://bkt", "--endpoint", "http://127.0.0.1:9", "--json"],
+                                               environment: credentials)
+        #expect(empty.status == 0 && empty.stdout == #"{"shipped":0,"skipped":0,"bytes":0}"# + "\n", "\(empty.stderr)")
+    }
+
     @Test func stats_nameByAndJSON_SPEC7_3() throws {
         let server = try ModeldServer()
         // m-a: 3 of 4 upsell prompts purchased; m-b: 1 of 4; plus "other" events that --name filters out.

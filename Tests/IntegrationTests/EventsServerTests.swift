@@ -179,6 +179,22 @@ enum EventsFixture {
         }
     }
 
+    @Test func idleSegment_rotatedByAge_SPEC9_1() throws {
+        let server = try ModeldServer(environment: ["MODELD_EVENTS_SEGMENT_MAX_SECONDS": "1"])
+        let reply = try EventsHTTP.postEvents(server.port, EventsFixture.batch("age-1", events: [EventsFixture.event()]))
+        #expect(reply.status == 200, "\(reply.text)")
+        // No further traffic: modeld itself seals the segment (index written) and opens the next.
+        let rotated = ModeldServer.eventually(within: 10) {
+            let segments = EventsFixture.segmentFiles(server.dataDir)
+            return segments.count == 2 && FileManager.default.fileExists(atPath: segments[0].path + ".idx")
+        }
+        #expect(rotated, "\(EventsFixture.segmentFiles(server.dataDir))")
+        let later = try EventsHTTP.postEvents(server.port, EventsFixture.batch("age-2", events: [EventsFixture.event()]))
+        #expect(later.status == 200, "\(later.text)")
+        #expect(EventsFixture.storedObjects(server.dataDir, batchID: "age-2").count == 1)
+        #expect(EventsFixture.storedLines(server.dataDir).count == 2)
+    }
+
     @Test func gzipUpload_isStoredLikeIdentity_SPEC4_2() throws {
         let server = try ModeldServer()
         let body = EventsFixture.batch("gz-1", events: (0..<3).map { _ in EventsFixture.event() })

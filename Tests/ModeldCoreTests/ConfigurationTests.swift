@@ -37,7 +37,7 @@ private func loadError(_ arguments: [String] = [], env: [String: String] = [:],
         #expect(c.adminToken == nil)
         #expect(c.instanceID == "host-a")
         #expect(c.latestMaxAgeSeconds == 60 && c.workers == 0 && c.retiredGraceDays == 7)
-        #expect(c.dedupWindowHours == 48 && c.drainSeconds == 10)
+        #expect(c.dedupWindowHours == 48 && c.drainSeconds == 10 && c.eventsSegmentMaxSeconds == 3_600)
         #expect(c.accessLog == .file("data/access-host-a.log"))
         #expect(c.limits == Configuration.Limits())
         #expect(c.limits.maxUploadBytes == 21_474_836_480 && c.limits.maxEventsPerBatch == 1_000)
@@ -83,6 +83,7 @@ private func loadError(_ arguments: [String] = [], env: [String: String] = [:],
         (#"{"workers":"2"}"#, "key \"workers\" in config/modeld.json", "expected an integer, got a string"),
         (#"{"workers":1.5}"#, "key \"workers\" in config/modeld.json", "expected an integer, got a number"),
         (#"{"drain_seconds":-1}"#, "key \"drain_seconds\" in config/modeld.json", "-1 is out of range 0...3600"),
+        (#"{"events_segment_max_seconds":0}"#, "key \"events_segment_max_seconds\" in config/modeld.json", "0 is out of range 1...86400"),
         (#"{"listen":"0.0.0.0"}"#, "key \"listen\" in config/modeld.json", nil),
         (#"{"listen":"example.com:80"}"#, "key \"listen\" in config/modeld.json", nil),
         (#"{"listen":"1.2.3.4:65536"}"#, "key \"listen\" in config/modeld.json", nil),
@@ -110,6 +111,11 @@ private func loadError(_ arguments: [String] = [], env: [String: String] = [:],
         #expect(loadError(["--models-dir"])?.reason == "needs a value")
         #expect(loadError(["serve"])?.subject == "argument \"serve\"")
         #expect(loadError(["--public-base-url", "models.example.com"])?.subject == "flag --public-base-url")
+    }
+
+    @Test func config_eventsSegmentMaxSecondsFromFileAndEnv_SPEC9_1() throws {
+        #expect(try load(files: ["config/modeld.json": #"{"events_segment_max_seconds":1}"#]).eventsSegmentMaxSeconds == 1)
+        #expect(try load(env: ["MODELD_EVENTS_SEGMENT_MAX_SECONDS": "600"]).eventsSegmentMaxSeconds == 600)
     }
 
     @Test func config_badEnvValueNamesTheVariable_SPEC8() {

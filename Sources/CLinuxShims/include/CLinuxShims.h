@@ -21,6 +21,7 @@ int modeld_fcntl_unlock(int fd);
 // processes, but owned by the fd, so two fds in one process (two threads) also exclude each other.
 int modeld_ofd_lock(int fd, int wait);        // exclusive whole-file OFD write lock; -1 + errno on failure
 int modeld_ofd_unlock(int fd);
+int modeld_ofd_is_locked(int fd);            // 1: another open file description holds a lock, 0: none, -1 + errno; takes nothing
 int modeld_sigmask_block(const int *signals, int count); // block in this thread (inherited by threads it starts)
 // The event loop running on this thread (NULL elsewhere): lets `Exchange.complete` skip the mailbox.
 void modeld_set_current_loop(void *loop);
