@@ -22,24 +22,28 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
+        // Pure shared vocabulary: calendar arithmetic and RFC 3339 instants; the strict JSON reader.
+        .target(name: "CivilTime"),
+        .target(name: "JSONSupport"),
+
         // Pure HTTP/1.1 vocabulary: parser, serialiser, dates, ETags, ranges, preconditions, gzip.
-        .target(name: "HTTPWire", dependencies: ["CZlib"]),
+        .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime"]),
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims",
+            "CLinuxShims", "CivilTime",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
-            "CLinuxShims",
+            "CLinuxShims", "CivilTime", "JSONSupport",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "EgressCost"),
+        .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport"]),
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CLinuxShims",
+            "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CivilTime", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -50,13 +54,16 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // The raw-socket HTTP client every test target that talks to a server shares.
+        .target(name: "HTTPTestSupport", dependencies: ["HTTPWire"], path: "Tests/Support/HTTPTestSupport"),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
-        .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "JSONSupport"]),
+        .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
     ]
 )

@@ -1,4 +1,5 @@
 @testable import EventStore
+import JSONSupport
 import Testing
 
 @Suite struct BatchParserTests {

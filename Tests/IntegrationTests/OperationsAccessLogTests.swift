@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPTestSupport
 import Testing
 
 /// SPEC §6 access log of the real binary: one JSON object per request with the §6 fields, and
