@@ -31,8 +31,12 @@ let package = Package(
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
+        // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
+        // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
+        .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims", "CivilTime",
+            "CLinuxShims", "CivilTime", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -40,16 +44,20 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport"]),
+        // Guarded rollouts (SPEC §11), the pure part: the guard plan, per-client running sums,
+        // the sequential bound, SRM and decisions. No I/O; time is passed in.
+        .target(name: "Guardrails"),
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "EventStore", "CivilTime", "CLinuxShims",
+            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "CivilTime", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
+        // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "EventStore", "EgressCost", "CCurl", "CLinuxShims",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "ModeldCore", "CCurl", "CLinuxShims",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -60,11 +68,14 @@ let package = Package(
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "ModeldSigning"]),
+        .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
+        // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
+        .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning"]),
     ]
 )

@@ -4,12 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-// catalog.json: {"format":1,"next_seq":N,"releases":[<admin form without url>, …]}
+// catalog.json: {"format":1,"catalog_version":V,"public_base_url":U,"next_seq":N,"releases":[<admin form without url>, …]}
 extension Catalog {
     public func encoded() -> [UInt8] {
         var w = JSONWriter(capacity: 256 + releases.count * 420)
         w.beginObject()
         w.field("format", Catalog.formatVersion)
+        w.field("catalog_version", catalogVersion)
+        if let publicBaseURL { w.field("public_base_url", publicBaseURL) }
         w.field("next_seq", nextSeq)
         w.key("releases")
         w.beginArray()
@@ -54,12 +56,16 @@ extension Catalog {
                 throw CatalogError(.corruptCatalog, parameter: "releases[\(i)].\(error.parameter ?? "")", "release \(e.id): \(error.message)")
             }
         }
-        try self.init(releases: releases, nextSeq: file.next_seq)
+        // Absent in catalogs written before SPEC §12: 0 until the first change writes 1.
+        try self.init(releases: releases, nextSeq: file.next_seq, catalogVersion: file.catalog_version ?? 0,
+                      publicBaseURL: file.public_base_url)
     }
 }
 
 private struct CatalogFileDTO: Decodable {
     var format: Int
+    var catalog_version: Int64?
+    var public_base_url: String?
     var next_seq: Int64?
     var releases: [ReleaseDTO]
 }

@@ -13,6 +13,13 @@ public struct Catalog: Equatable, Sendable {
     public private(set) var releases: [Release]
     /// The `seq` the next publish gets. Stored so a seq is never reused even if entries vanish.
     public private(set) var nextSeq: Int64
+    /// Bumped by `CatalogStore.mutate` on every change, never lowered (SPEC §12); 0 for a catalog
+    /// written before the field existed, until its first change.
+    public internal(set) var catalogVersion: Int64
+    /// The base of every `url` derived from this catalog (SPEC §9.1 "the catalog's base URL"):
+    /// recorded by the first change, then changed only by `CatalogStore.setPublicBaseURL`, so the
+    /// derived file never depends on which writer wrote last. nil until recorded.
+    public internal(set) var publicBaseURL: String?
     /// Lowercased id → index and file name → index: O(1) lookups for the per-request routes.
     private var byID: [String: Int] = [:]
     private var byFile: [String: Int] = [:]
@@ -22,11 +29,16 @@ public struct Catalog: Equatable, Sendable {
     public init() {
         releases = []
         nextSeq = 1
+        catalogVersion = 0
+        publicBaseURL = nil
     }
 
     /// Checks the invariants a loaded catalog must hold: unique ids (case-insensitively, they
-    /// name files), unique seqs, `next_seq` above every seq.
-    public init(releases: [Release], nextSeq: Int64? = nil) throws(CatalogError) {
+    /// name files), unique seqs, `next_seq` above every seq, a version that is not negative.
+    public init(releases: [Release], nextSeq: Int64? = nil, catalogVersion: Int64 = 0, publicBaseURL: String? = nil) throws(CatalogError) {
+        guard catalogVersion >= 0 else {
+            throw CatalogError(.corruptCatalog, parameter: "catalog_version", "catalog_version \(catalogVersion) is negative")
+        }
         let sorted = releases.sorted { $0.seq < $1.seq }
         var ids = Set<String>()
         var lastSeq: Int64 = 0
@@ -43,10 +55,25 @@ public struct Catalog: Equatable, Sendable {
         }
         self.releases = sorted
         self.nextSeq = next
+        self.catalogVersion = catalogVersion
+        if let publicBaseURL {
+            guard Self.isBaseURL(publicBaseURL) else {
+                throw CatalogError(.corruptCatalog, parameter: "public_base_url", "\(publicBaseURL) is not an http:// or https:// URL")
+            }
+        }
+        self.publicBaseURL = publicBaseURL
         for (i, r) in sorted.enumerated() {
             byID[r.id.lowercased()] = i
             byFile[r.file] = i
         }
+    }
+
+    /// What a catalog may record as its base: `http(s)://` and no spaces or control characters
+    /// (writers pass values already checked by the configuration's stricter rule).
+    public static func isBaseURL(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        guard let scheme = ["http://", "https://"].first(where: { lower.hasPrefix($0) }) else { return false }
+        return url.utf8.count > scheme.utf8.count && url.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
     }
 
     /// Ids compare case-insensitively: they name files, and two ids differing only in case

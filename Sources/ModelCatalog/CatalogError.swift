@@ -5,6 +5,7 @@ public struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible 
         case invalidParameter = "invalid_parameter"   // 400
         case idInUse = "id_in_use"                     // 409
         case retired = "retired"                       // 409
+        case baseURLMismatch = "base_url_mismatch"     // 409: the writer's public_base_url is not the catalog's
         case notFound = "not_found"                    // 404
         case sha256Mismatch = "sha256_mismatch"        // 422
         case insufficientStorage = "insufficient_storage" // 507
@@ -27,7 +28,7 @@ public struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible 
         switch code {
         case .invalidParameter: return 400
         case .notFound: return 404
-        case .idInUse, .retired: return 409
+        case .idInUse, .retired, .baseURLMismatch: return 409
         case .sha256Mismatch: return 422
         case .insufficientStorage: return 507
         case .corruptCatalog, .io: return 500

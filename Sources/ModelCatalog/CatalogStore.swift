@@ -8,19 +8,27 @@ import Glibc
 /// change re-reads the catalog under the lock.
 public final class CatalogStore: Sendable {
     public let directory: String
-    /// For the `url` fields of the derived file.
+    /// This writer's base URL (configured, or its fallback): recorded by the first change of a
+    /// catalog that has none; afterwards the catalog's own base is used (SPEC §9.1).
     public let publicBaseURL: String
+    /// True when `publicBaseURL` is a fallback (derived from the bound address, modelctl's
+    /// default) rather than configured: a fallback defers to the catalog's base, a configured
+    /// base that differs from it refuses to write (`base_url_mismatch`).
+    public let isFallbackBaseURL: Bool
 
     public var catalogPath: String { directory + "/catalog.json" }
     public var latestDetailsPath: String { directory + "/latest_model_details.json" }
     public var lockPath: String { directory + "/.lock" }
     public var tempDirectory: String { directory + "/.tmp" }
 
-    public init(directory: String, publicBaseURL: String) {
+    public init(directory: String, publicBaseURL: String, isFallbackBaseURL: Bool = false) {
         var d = directory
         while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
         self.directory = d
-        self.publicBaseURL = publicBaseURL
+        var base = publicBaseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.publicBaseURL = base
+        self.isFallbackBaseURL = isFallbackBaseURL
     }
 
     public func path(of release: Release) -> String { directory + "/" + release.file }
@@ -32,34 +40,77 @@ public final class CatalogStore: Sendable {
         return try Catalog(decoding: bytes)
     }
 
+    /// The base every `url` of `catalog` uses: its recorded one, else this writer's.
+    public func baseURL(of catalog: Catalog) -> String { catalog.publicBaseURL ?? publicBaseURL }
+
+    /// Throws `base_url_mismatch` naming both when this writer's configured base is not the one
+    /// `catalog` recorded: writing would change every client's URL, which only
+    /// `setPublicBaseURL` (`modelctl catalog set-base-url`) does, deliberately.
+    public func checkBaseURL(_ catalog: Catalog) throws(CatalogError) {
+        guard !isFallbackBaseURL, let recorded = catalog.publicBaseURL, recorded != publicBaseURL else { return }
+        throw CatalogError(.baseURLMismatch, parameter: "public_base_url",
+            "the catalog's base URL is \(recorded) but this writer's public_base_url is \(publicBaseURL); "
+            + "use the catalog's, or change it deliberately with `modelctl catalog set-base-url \(publicBaseURL) --models-dir \(directory)`")
+    }
+
     /// Holds the publish lock, re-reads the catalog from disk, applies `body`, and when the
     /// catalog changed writes catalog.json then latest_model_details.json atomically (SPEC §9).
+    /// Every change goes through here, so every change bumps `catalog_version` (SPEC §12); a
+    /// no-op or a failure bumps nothing. A catalog without a base URL records this writer's;
+    /// one with another base refuses a configured writer (`checkBaseURL`).
     @discardableResult
     public func mutate<T>(_ body: (inout Catalog) throws(CatalogError) -> T) throws(CatalogError) -> T {
+        try locked(asWriter: true, body).result
+    }
+
+    /// `mutate`, answering with the catalog version (and base) that holds the result: the
+    /// version the change made, or the current one when nothing changed.
+    public func mutateVersioned<T: Sendable>(_ body: (inout Catalog) throws(CatalogError) -> T) throws(CatalogError) -> Versioned<T> {
+        let (result, catalog) = try locked(asWriter: true, body)
+        return Versioned(result, in: catalog)
+    }
+
+    /// `modelctl catalog set-base-url`: makes `url` the catalog's base (and rewrites the derived
+    /// file with it) whatever was recorded — the one deliberate way to change it. Returns the
+    /// base recorded before (nil: none) in the version that changed it; the same URL is a no-op.
+    public func setPublicBaseURL(_ url: String) throws(CatalogError) -> Versioned<String?> {
+        var base = url
+        while base.hasSuffix("/") { base.removeLast() }
+        guard Catalog.isBaseURL(base) else { throw .invalid("public_base_url", "\(url) is not an http:// or https:// URL") }
+        let (previous, catalog) = try locked(asWriter: false) { (catalog) throws(CatalogError) -> String? in
+            defer { catalog.publicBaseURL = base }
+            return catalog.publicBaseURL
+        }
+        return Versioned(previous, in: catalog)
+    }
+
+    /// The lock, the re-read and the version bump every change shares; writes only on change.
+    /// `asWriter`: check this writer's base and record it in a catalog without one (recorded
+    /// with the first real change, not by itself).
+    /// Returns the result and the catalog as it now stands.
+    private func locked<T>(asWriter: Bool, _ body: (inout Catalog) throws(CatalogError) -> T) throws(CatalogError) -> (result: T, catalog: Catalog) {
         try FileIO.makeDirectory(directory)
-        return try PublishLock.withLock(path: lockPath) { () throws(CatalogError) -> T in
-            let before = try load()
-            var catalog = before
+        return try PublishLock.withLock(path: lockPath) { () throws(CatalogError) -> (result: T, catalog: Catalog) in
+            var catalog = try load()
+            if asWriter {
+                try checkBaseURL(catalog)
+                if catalog.publicBaseURL == nil { catalog.publicBaseURL = publicBaseURL }
+            }
+            let unchanged = catalog
             let result = try body(&catalog)
-            if catalog != before { try write(catalog) }
-            return result
+            guard catalog != unchanged else { return (result, unchanged) }
+            catalog.catalogVersion = unchanged.catalogVersion + 1
+            try write(catalog)
+            return (result, catalog)
         }
     }
 
     private func write(_ catalog: Catalog) throws(CatalogError) {
         try FileIO.atomicReplace(catalogPath, with: catalog.encoded())
         do throws(CatalogError) {
-            try FileIO.atomicReplace(latestDetailsPath, with: catalog.latestDetailsJSON(publicBaseURL: publicBaseURL))
+            try FileIO.atomicReplace(latestDetailsPath, with: catalog.latestDetailsJSON(publicBaseURL: baseURL(of: catalog)))
         } catch {
             throw CatalogError(error.code, "the catalog was updated but latest_model_details.json was not: \(error.message)")
-        }
-    }
-
-    /// Rewrites the derived file from the catalog on disk (e.g. after `public_base_url` changed).
-    public func rewriteLatestDetails() throws(CatalogError) {
-        try FileIO.makeDirectory(directory)
-        try PublishLock.withLock(path: lockPath) { () throws(CatalogError) in
-            try FileIO.atomicReplace(latestDetailsPath, with: try load().latestDetailsJSON(publicBaseURL: publicBaseURL))
         }
     }
 
@@ -68,11 +119,11 @@ public final class CatalogStore: Sendable {
     /// Publishes a verified upload. Crash-safe order: the file is renamed to `<id>.<ext>` and
     /// the directory fsynced before the catalog names it, so a crash leaves at most an
     /// unreferenced file. Consumes the upload: on any error its temp file is deleted.
-    public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Release {
+    public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
         var renamedTo: String?
         var newID: String?
         do throws(CatalogError) {
-            return try mutate { (catalog) throws(CatalogError) -> Release in
+            return try mutateVersioned { (catalog) throws(CatalogError) -> Release in
                 var id = request.id ?? Release.newID()
                 while request.id == nil && catalog.release(id: id) != nil { id = Release.newID() }
                 let release = try catalog.append { (seq) throws(CatalogError) in
@@ -103,7 +154,7 @@ public final class CatalogStore: Sendable {
     public func publishFile(
         path source: String, _ request: PublishRequest, instance: String,
         expectedSHA256: String? = nil, now: Timestamp = .now()
-    ) throws(CatalogError) -> Release {
+    ) throws(CatalogError) -> Versioned<Release> {
         let fd: Int32
         do { fd = try FileIO.open(source, O_RDONLY) } catch {
             throw CatalogError(.invalidParameter, parameter: "file", error.message)
@@ -128,13 +179,13 @@ public final class CatalogStore: Sendable {
         return try publish(upload, request, now: now)
     }
 
-    public func patch(id: String, _ patch: ReleasePatch, now: Timestamp = .now()) throws(CatalogError) -> Release {
-        try mutate { (catalog) throws(CatalogError) in try catalog.apply(patch, to: id, now: now) }
+    public func patch(id: String, _ patch: ReleasePatch, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try mutateVersioned { (catalog) throws(CatalogError) in try catalog.apply(patch, to: id, now: now) }
     }
 
     /// `DELETE /admin/models/ID`: retired is final; retiring again is `retired` (409).
-    public func retire(id: String, now: Timestamp = .now()) throws(CatalogError) -> Release {
-        try mutate { (catalog) throws(CatalogError) in try catalog.retire(id: id, now: now) }
+    public func retire(id: String, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try mutateVersioned { (catalog) throws(CatalogError) in try catalog.retire(id: id, now: now) }
     }
 
     /// Deletes the files of releases retired more than `graceDays` ago and marks them
@@ -157,18 +208,23 @@ public final class CatalogStore: Sendable {
         }
     }
 
-    /// Start-up: removes this instance's abandoned uploads (only its own: other replicas sharing
-    /// the directory may be mid-upload). Returns how many were removed.
+    /// Start-up: removes this instance's abandoned temp files (SPEC §2), whatever writer left
+    /// them; other replicas sharing the directory may be mid-upload, so only its own. A name is
+    /// `<instance>-<suffix>` where the suffix has no `-` (every writer's suffix is hex, maybe with
+    /// a dotted extension): instance ids may contain `-`, so the owner is everything before the
+    /// *last* `-`, and instance `a` never deletes `a-b-<hex>` of instance `a-b`. Returns the count.
     @discardableResult
     public func cleanTemp(instance: String) -> Int {
-        let prefix = instance + "-"
         var removed = 0
-        for name in FileIO.entries(of: tempDirectory) where name.hasPrefix(prefix) {
-            let suffix = name.dropFirst(prefix.count)
-            // Exactly `<instance>-<16 hex>`, so instance `a` never matches `a-b-…` of instance `a-b`.
-            guard suffix.utf8.count == 16, suffix.utf8.allSatisfy({ Release.isHexDigit($0, allowUpper: false) }) else { continue }
+        for name in FileIO.entries(of: tempDirectory) where Self.tempOwner(name) == Substring(instance) {
             if unlink(tempDirectory + "/" + name) == 0 { removed += 1 }
         }
         return removed
+    }
+
+    /// The instance a temp name belongs to: everything before its last `-` (nil without one).
+    static func tempOwner(_ name: String) -> Substring? {
+        guard let dash = name.lastIndex(of: "-"), dash != name.startIndex else { return nil }
+        return name[..<dash]
     }
 }

@@ -29,13 +29,15 @@ extension Release {
 
     /// Every field (the catalog entry), with `url` first when a base URL is known: the form of
     /// `GET /admin/models` and of `modelctl … --json`. Unset optional fields are absent.
-    public func adminJSON(publicBaseURL: String?) -> [UInt8] {
+    /// `catalogVersion`, when given, is appended as `catalog_version` (SPEC §12): the catalog the
+    /// answer was read from or the change was made in.
+    public func adminJSON(publicBaseURL: String?, catalogVersion: Int64? = nil) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
-        writeEntry(to: &w, publicBaseURL: publicBaseURL)
+        writeEntry(to: &w, publicBaseURL: publicBaseURL, catalogVersion: catalogVersion)
         return w.bytes
     }
 
-    func writeEntry(to w: inout JSONWriter, publicBaseURL: String?) {
+    func writeEntry(to w: inout JSONWriter, publicBaseURL: String?, catalogVersion: Int64? = nil) {
         w.beginObject()
         if let publicBaseURL { w.field("url", url(publicBaseURL: publicBaseURL)) }
         w.field("id", id)
@@ -54,6 +56,7 @@ extension Release {
         if let retiredAt { w.field("retired_at", retiredAt.rfc3339) }
         if let fileDeletedAt { w.field("file_deleted_at", fileDeletedAt.rfc3339) }
         w.field("content_type", contentType)
+        if let catalogVersion { w.field("catalog_version", catalogVersion) }
         w.endObject()
     }
 }

@@ -38,7 +38,7 @@ struct AdminResponder: Sendable {
         case "GET", "HEAD": return .respond(show(id))
         case "PATCH": return patch(id, exchange)
         case "DELETE":
-            mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.retire(id: id) }(id)
+            mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.retire(id: id) }(id)
             return .deferred
         default: return .respond(notAllowed("GET, HEAD, PATCH, DELETE"))
         }
@@ -46,22 +46,28 @@ struct AdminResponder: Sendable {
 
     // MARK: routes
 
+    /// `{"catalog_version":N,"releases":[…]}`: the served catalog's version says which state
+    /// the list shows (SPEC §12).
     private func list() -> Response {
+        let served = catalog.served.snapshot
         var w = JSONWriter(capacity: 4096)
         w.beginObject()
+        w.field("catalog_version", served.catalog.catalogVersion)
+        w.field("public_base_url", served.publicBaseURL)
         w.key("releases")
         w.beginArray()
-        for r in catalog.served.snapshot.catalog.releases { w.raw(r.adminJSON(publicBaseURL: store.publicBaseURL)) }
+        for r in served.catalog.releases { w.raw(r.adminJSON(publicBaseURL: served.publicBaseURL)) }
         w.endArray()
         w.endObject()
         return json(200, w.bytes)
     }
 
     private func show(_ id: String) -> Response {
-        guard let r = catalog.served.snapshot.catalog.release(id: id) else {
+        let served = catalog.served.snapshot
+        guard let r = served.catalog.release(id: id) else {
             return Response.error(404, "not_found", "no release \(id)").labelled(Self.label)
         }
-        return json(200, r.adminJSON(publicBaseURL: store.publicBaseURL))
+        return json(200, r.adminJSON(publicBaseURL: served.publicBaseURL, catalogVersion: served.catalog.catalogVersion))
     }
 
     private func publish(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
@@ -77,9 +83,11 @@ struct AdminResponder: Sendable {
             return .respond(Self.errorResponse(error))
         }
         // Everything decidable from the head is answered before a byte of the body is read.
-        if let id = request.id, catalog.served.snapshot.catalog.release(id: id) != nil {
+        let served = catalog.served.snapshot.catalog
+        if let id = request.id, served.release(id: id) != nil {
             return .respond(Response.error(409, "id_in_use", "release id \(id) is already in the catalog").labelled(Self.label))
         }
+        do throws(CatalogError) { try store.checkBaseURL(served) } catch { return .respond(Self.errorResponse(error)) }
         if case .length(let n) = head.body, n > maxUploadBytes {
             return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))").labelled(Self.label))
         }
@@ -102,7 +110,7 @@ struct AdminResponder: Sendable {
                     let release = try store.publish(upload, request)
                     watcher.reloadNow()
                     metrics.recordPublish()
-                    var r = json(201, release.adminJSON(publicBaseURL: store.publicBaseURL))
+                    var r = json(201, release.adminJSON())
                     r.headers.append("Location", Self.collection + "/" + release.id)
                     exchange.complete(r)
                 } catch {
@@ -121,7 +129,7 @@ struct AdminResponder: Sendable {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
-                mutateLater(exchange) { (id: String) throws(CatalogError) -> Release in try store.patch(id: id, p) }(id)
+                mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.patch(id: id, p) }(id)
             } catch {
                 exchange.complete(Self.errorResponse(error))
             }
@@ -130,13 +138,13 @@ struct AdminResponder: Sendable {
     }
 
     /// Runs a catalog change on the blocking-work thread, reloads the served catalog, answers.
-    private func mutateLater(_ exchange: Exchange, _ change: @escaping @Sendable (String) throws(CatalogError) -> Release) -> @Sendable (String) -> Void {
+    private func mutateLater(_ exchange: Exchange, _ change: @escaping @Sendable (String) throws(CatalogError) -> Versioned<Release>) -> @Sendable (String) -> Void {
         { [self] id in
             BlockingWork.run {
                 do throws(CatalogError) {
                     let release = try change(id)
                     watcher.reloadNow()
-                    exchange.complete(json(200, release.adminJSON(publicBaseURL: store.publicBaseURL)))
+                    exchange.complete(json(200, release.adminJSON()))
                 } catch {
                     exchange.complete(Self.errorResponse(error))
                 }

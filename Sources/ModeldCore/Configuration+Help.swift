@@ -5,8 +5,8 @@ extension Configuration {
         USAGE: modeld [options]
 
         Serves ML model files, update checks and outcome events (see docs/configuration.md).
-        Settings come from the config file, then MODELD_<KEY> / MODELD_LIMITS_<KEY> environment
-        variables, then these flags (each flag also accepts --flag=value):
+        Settings come from the config file, then MODELD_<KEY> / MODELD_LIMITS_<KEY> /
+        MODELD_SIGNING_<KEY> environment variables, then these flags (each also accepts --flag=value):
 
           --config FILE            config file (default: config/modeld.json when it exists)
           --listen HOST:PORT       address to listen on, an IP literal (default 0.0.0.0:8080; [::]:8080 for IPv6)

@@ -102,7 +102,19 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(name: "limits.max_events_per_batch") { draft, input throws(ConfigurationValueError) in
             draft.configuration.limits.maxEventsPerBatch = try input.int(1...100_000)
         },
+        ConfigurationKey(name: "signing.keys") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.signing[default: .init()].keys = try input.pathList(1...2)
+        },
+        ConfigurationKey(name: "signing.ttl_seconds") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.signing[default: .init()].ttlSeconds = try input.int(60...31_536_000)
+        },
+        ConfigurationKey(name: "signing.resign_seconds") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.signing[default: .init()].resignSeconds = try input.int(1...86_400)
+        },
     ]
+
+    /// Keys whose file value is an object of sub-keys (`limits.max_connections`).
+    static let sections: Set<String> = ["limits", "signing"]
 
     static let byName: [String: ConfigurationKey] =
         Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -178,6 +190,24 @@ extension ConfigurationInput {
         return text
     }
 
+    /// A JSON array of paths, or comma-separated paths from an env var.
+    func pathList(_ count: ClosedRange<Int>) throws(ConfigurationValueError) -> [String] {
+        var paths: [String] = []
+        switch self {
+        case .text(let text):
+            paths = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        case .json(.array(let items)):
+            for item in items { paths.append(try ConfigurationInput.json(item).string()) }
+        case .json(let other):
+            throw ConfigurationValueError("expected an array of paths, got \(other.typeName)")
+        }
+        guard count.contains(paths.count) else {
+            throw ConfigurationValueError("expected \(count.lowerBound)-\(count.upperBound) key files, got \(paths.count)")
+        }
+        for p in paths where p.isEmpty || p.utf8.contains(0) { throw ConfigurationValueError("expected non-empty paths") }
+        return paths
+    }
+
     func int64(_ range: ClosedRange<Int64>) throws(ConfigurationValueError) -> Int64 {
         let value: Int64
         switch self {
@@ -199,6 +229,14 @@ extension ConfigurationInput {
 
     func int(_ range: ClosedRange<Int>) throws(ConfigurationValueError) -> Int {
         Int(try int64(Int64(range.lowerBound)...Int64(range.upperBound)))
+    }
+}
+
+private extension Optional {
+    /// `signing[default: .init()].x = …`: the first sub-key creates the section.
+    subscript(default value: @autoclosure () -> Wrapped) -> Wrapped {
+        get { self ?? value() }
+        set { self = newValue }
     }
 }
 

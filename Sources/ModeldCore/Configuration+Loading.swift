@@ -63,6 +63,9 @@ extension Configuration {
         }
 
         var configuration = draft.configuration
+        if let signing = configuration.signing, signing.keys.isEmpty {
+            throw ConfigurationError(subject: "key \"signing.keys\"", reason: "signing needs 1-2 private key files (MODELD_SIGNING_KEYS=a.key,b.key)")
+        }
         configuration.accessLog = switch draft.accessLog {
         case "-": .stdout
         case "off": .off
@@ -113,11 +116,15 @@ extension Configuration {
         }
         var entries: [(name: String, value: ConfigurationJSON)] = []
         for (name, value) in object {
-            if name == "limits" {
-                guard case .object(let limits) = value else {
-                    throw ConfigurationError(subject: "key \"limits\" in \(path)", reason: "expected an object, got \(value.typeName)")
+            if ConfigurationKey.sections.contains(name) {
+                if name == "signing" && value == .null { continue }   // explicit null = unsigned
+                guard case .object(let members) = value else {
+                    throw ConfigurationError(subject: "key \"\(name)\" in \(path)", reason: "expected an object, got \(value.typeName)")
                 }
-                entries += limits.map { ("limits.\($0.key)", $0.value) }
+                if name == "signing" && members["keys"] == nil {
+                    throw ConfigurationError(subject: "key \"signing.keys\" in \(path)", reason: "required: 1-2 private key files")
+                }
+                entries += members.map { ("\(name).\($0.key)", $0.value) }
             } else {
                 entries.append((name, value))
             }

@@ -23,6 +23,8 @@ public struct Configuration: Sendable, Equatable {
     /// Rotated access-log files kept (`.1` … `.N`).
     public var accessLogKeep: Int
     public var limits: Limits
+    /// SPEC §12; nil = unsigned answers.
+    public var signing: Signing?
     /// Where the values came from, in layering order, e.g. ["config/modeld.json", "env MODELD_INSTANCE_ID", "flag --port"].
     public var sources: [String]
 
@@ -36,6 +38,16 @@ public struct Configuration: Sendable, Equatable {
         public var maxEventBodyBytes = 1_048_576
         public var maxEventInflatedBytes = 8_388_608
         public var maxEventsPerBatch = 1_000
+
+        public init() {}
+    }
+
+    /// `signing`: 1–2 private key files (relative to the working directory), how long a signature
+    /// is valid and how often the server re-signs.
+    public struct Signing: Sendable, Equatable {
+        public var keys: [String] = []
+        public var ttlSeconds = 604_800
+        public var resignSeconds = 3_600
 
         public init() {}
     }
@@ -62,7 +74,7 @@ public struct Configuration: Sendable, Equatable {
             dedupWindowHours: 48, drainSeconds: 10,
             accessLog: .file("data/access-\(hostName).log"),
             accessLogMaxBytes: 268_435_456, accessLogKeep: 10,
-            limits: Limits(), sources: ["defaults"])
+            limits: Limits(), signing: nil, sources: ["defaults"])
     }
 
     /// The config file read when `--config` is not given (absent: defaults only).

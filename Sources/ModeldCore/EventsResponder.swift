@@ -2,6 +2,7 @@ import EventStore
 import HTTPServer
 import HTTPWire
 import ModelCatalog
+import ModeldSigning
 
 /// `POST /latest` (update check + outcome events) and `POST /events` (SPEC §4.2). Everything
 /// decidable from the head (media type, encoding, sdk) is answered before the body is read; the
@@ -86,8 +87,13 @@ struct EventsResponder: Sendable {
                 exchange.complete(r.labelled(label))
                 return
             }
-            exchange.complete(respond(events: events, query: query, clientID: batch.clientID,
-                                      withUpdateCheck: withUpdateCheck).labelled(label))
+            let answer = { @Sendable in
+                exchange.complete(respond(events: events, query: query, clientID: batch.clientID,
+                                          withUpdateCheck: withUpdateCheck).labelled(label))
+            }
+            // A signed answer costs a signature per key: made off the single commit thread so
+            // it never delays the next group's fdatasync.
+            if withUpdateCheck && latest.signing != nil { BlockingWork.run(answer) } else { answer() }
         }
         return nil
     }
@@ -97,8 +103,13 @@ struct EventsResponder: Sendable {
         let headers: HTTPFields = ["Content-Type": "application/json", "Cache-Control": "no-store"]
         guard withUpdateCheck, var q = query else { return Response(headers: headers, body: events) }
         q.clientID = clientID ?? q.clientID
-        if let (document, _) = latest.answer(q) {
-            return Response(headers: headers, body: Self.splice(document.identity, events: events))
+        if let a = latest.answerWithVersion(q) {
+            // Signed per response: the events object makes every body different (runs on
+            // BlockingWork after the fdatasync, never on a loop thread).
+            let body = Self.splice(a.body.identity, events: events)
+            var r = Response(headers: headers, body: body)
+            r.sign(latest.signing?.stamp(body, catalog: a.catalog))
+            return r
         }
         let error = ErrorBody.json(code: "no_model", message: "no release for sdk \(q.sdkText) on channel \(q.channel)")
         return Response(status: 404, headers: headers, body: Self.splice(error, events: events))

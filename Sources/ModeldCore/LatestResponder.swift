@@ -7,6 +7,8 @@ import ModelCatalog
 struct LatestResponder: Sendable {
     let catalog: CatalogHolder
     let maxAgeSeconds: Int
+    /// For POST /latest, whose body differs per request (SPEC §12; docs/decisions/signing.md).
+    var signing: Signing?
 
     /// The parsed query of an update check, or the 400 to answer.
     struct Query: Sendable {
@@ -33,6 +35,7 @@ struct LatestResponder: Sendable {
 
     func respond(_ head: RequestHead) -> Response {
         if head.path == "/latest_model_details.json" && head.queryItem("sdk") == nil {
+            // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
             return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
         }
         switch Query.parse(head) {
@@ -50,10 +53,15 @@ struct LatestResponder: Sendable {
 
     /// The chosen release's bodies, and whether the answer depended on client_id.
     func answer(_ q: Query) -> (ServedCatalog.LatestBody, Bool)? {
+        answerWithVersion(q).map { ($0.body, $0.privately) }
+    }
+
+    /// `answer` plus the catalog version it was selected from (what a POST signature names).
+    func answerWithVersion(_ q: Query) -> (body: ServedCatalog.LatestBody, privately: Bool, catalog: Int64)? {
         let served = catalog.served
         guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID),
               let body = served.latestBodies[a.release.id] else { return nil }
-        return (body, a.dependsOnClientID)
+        return (body, a.dependsOnClientID, served.catalogVersion)
     }
 
     /// 200 or 304 for one of the two encodings, with its own ETag.
@@ -63,11 +71,15 @@ struct LatestResponder: Sendable {
         var headers: HTTPFields = ["ETag": etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
         if let inm = head.headers["If-None-Match"], let list = EntityTagList.parse(inm),
            let tag = EntityTag.parse(etag), list.matches(tag, weakComparison: true) {
-            return Response(status: 304, headers: headers, label: RequestLabel(route: .latest))
+            var r = Response(status: 304, headers: headers, label: RequestLabel(route: .latest))
+            r.sign(body.stamp)
+            return r
         }
         headers.append("Content-Type", "application/json")
         if gzip { headers.append("Content-Encoding", "gzip") }
-        return Response(headers: headers, body: gzip ? body.gzip : body.identity, label: RequestLabel(route: .latest))
+        var r = Response(headers: headers, body: gzip ? body.gzip : body.identity, label: RequestLabel(route: .latest))
+        r.sign(body.stamp)
+        return r
     }
 }
 

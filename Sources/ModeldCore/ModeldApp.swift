@@ -78,6 +78,12 @@ public enum ModeldApp {
             log.notice("repaired torn event segments: \(events.repairedSegments.joined(separator: ", "))")
         }
 
+        // Key files are checked before anything listens (SPEC §12: exit 2 naming the file).
+        let signing: Signing?
+        do throws(ConfigurationError) { signing = try config.signing.map(Signing.load) } catch {
+            throw StartupFailure(message: error.description, exitCode: ConfigurationError.exitCode)
+        }
+
         let holder = CatalogHolder()
         let router = RouterBox()
         let server = HTTPServer(
@@ -94,18 +100,24 @@ public enum ModeldApp {
             throw StartupFailure(message: "cannot listen on \(config.listen): \(error.message)")
         }
         metrics.setOpenConnectionsSource { server.openConnections }
-        let baseURL = config.resolvedPublicBaseURL(boundPort: port)
-        if config.publicBaseURL == nil {
-            log.warning("public_base_url is not set; model URLs use \(baseURL), derived from the bound address")
+        let store = CatalogStore(directory: config.modelsDir, publicBaseURL: config.resolvedPublicBaseURL(boundPort: port),
+                                 isFallbackBaseURL: config.publicBaseURL == nil)
+        let signingService = signing.map {
+            SigningService(signing: $0, holder: holder, store: store, graceDays: config.retiredGraceDays)
         }
-
-        let store = CatalogStore(directory: config.modelsDir, publicBaseURL: baseURL)
         let removed = store.cleanTemp(instance: config.instanceID)
         if removed > 0 { log.info("removed \(removed) unfinished upload(s) of this instance from \(store.tempDirectory)") }
         let watcher = CatalogWatcher(
             store: store,
             onChange: { catalog in
-                holder.install(ServedCatalog(catalog: catalog, store: store))
+                let before = holder.served.snapshot.publicBaseURL
+                holder.install(ServedCatalog(catalog: catalog, store: store, signing: signing))
+                signingService?.catalogChanged()
+                if store.baseURL(of: catalog) != before {
+                    let log = Logger(label: "modeld.catalog")
+                    log.notice("the catalog's base URL is now \(store.baseURL(of: catalog))")
+                    if let warning = BaseURLNotice.warning(store: store, catalog: catalog) { log.warning("\(warning)") }
+                }
                 metrics.recordCatalogReload(releases: catalog.releases.count)
             },
             onError: { error in
@@ -117,23 +129,27 @@ public enum ModeldApp {
             server.stop(after: 0)
             throw StartupFailure(message: "cannot load catalog: \(error)")
         }
-        holder.install(ServedCatalog(catalog: catalog, store: store))
+        holder.install(ServedCatalog(catalog: catalog, store: store, signing: signing))
         metrics.recordCatalogReload(releases: catalog.releases.count)   // the first load counts too
+        if let warning = BaseURLNotice.warning(store: store, catalog: catalog) { log.warning("\(warning)") }
         watcher.start()
+        signingService?.start()
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
 
-        let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds)
+        let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds, signing: signing)
         router.install(Router(
             latest: latest,
             models: ModelFileResponder(catalog: holder),
             admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
                                   instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes),
             events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
-            operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining })))
+            operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining }),
+            signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds)))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host
         log.info("modeld \(version) listening on http://\(host):\(port) with \(catalog.releases.count) release(s); config: \(config.sourceDescription)")
+        if let signing { log.info("signing /latest with keyid(s) \(signing.signer.keys.map(\.keyID).joined(separator: ", "))") }
 
         let signals = SignalWatcher()
         while true {
@@ -145,6 +161,7 @@ public enum ModeldApp {
                 log.info("draining for up to \(config.drainSeconds) s")
                 server.stop(after: Double(config.drainSeconds))
                 collector.stop()
+                signingService?.stop()
                 watcher.stop()
                 events.close()
                 accessLog?.close()

@@ -8,6 +8,7 @@ struct Router: HTTPHandler {
     let admin: AdminResponder
     let events: EventsResponder
     let operations: OperationsResponder
+    let signedMetadata: SignedMetadataResponder
 
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         let path = head.path
@@ -21,6 +22,9 @@ struct Router: HTTPHandler {
         if path == "/events" {
             guard head.method == "POST" else { return .respond(notAllowed("POST", .events)) }
             return events.handle(head, exchange, withUpdateCheck: false)
+        }
+        if SignedMetadataResponder.owns(path) {
+            return .respond(signedMetadata.respond(head))
         }
         if path.hasPrefix(ModelFileResponder.prefix) {
             return .respond(models.respond(head))

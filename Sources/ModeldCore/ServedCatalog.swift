@@ -2,17 +2,22 @@ import Crypto
 import HTTPServer
 import HTTPWire
 import ModelCatalog
+import ModeldSigning
 import Synchronization
 
 /// Everything a request needs from one catalog version, built once when the catalog changes:
 /// the selection snapshot, every active release's /latest body with its gzip variant and strong
 /// ETags, and every servable model file with its open descriptor and HTTP representation.
+/// With signing on, each /latest body also carries its signature (SPEC §12), made here — on the
+/// watcher or re-signing thread — so a request only copies two prepared header values.
 final class ServedCatalog: Sendable {
     struct LatestBody: Sendable {
         let identity: [UInt8]
         let identityETag: String
         let gzip: [UInt8]
         let gzipETag: String
+        /// Over the identity body, also sent with the gzip body and with 304s.
+        var stamp: SignedStamp?
     }
 
     struct ModelFile: Sendable {
@@ -26,13 +31,19 @@ final class ServedCatalog: Sendable {
     let details: LatestBody                     // /latest_model_details.json without sdk
     let files: [String: ModelFile]              // "<id>.<ext>" → file
 
-    init(catalog: Catalog, store: CatalogStore) {
-        snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: store.publicBaseURL)
+    var catalogVersion: Int64 { snapshot.catalog.catalogVersion }
+
+    /// URLs use the catalog's base (SPEC §9.1), so every answer equals what the derived file says.
+    init(catalog: Catalog, store: CatalogStore, signing: Signing? = nil) {
+        let base = store.baseURL(of: catalog)
+        snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: base)
         var bodies: [String: LatestBody] = [:]
         var files: [String: ModelFile] = [:]
         for release in catalog.releases where release.fileDeletedAt == nil {
             if release.state == .active {
-                bodies[release.id] = Self.prepare(release.documentJSON(publicBaseURL: store.publicBaseURL))
+                var body = Self.prepare(release.documentJSON(publicBaseURL: base))
+                body.stamp = signing?.stamp(body.identity, catalog: catalog.catalogVersion)
+                bodies[release.id] = body
             }
             // A file that cannot be opened (deleted by hand, not yet replicated) is simply not served.
             if let open = OpenFile.open(path: store.path(of: release)) {
@@ -42,6 +53,22 @@ final class ServedCatalog: Sendable {
         latestBodies = bodies
         self.files = files
         details = Self.prepare(snapshot.latestDetails)
+    }
+
+    /// The same catalog with every /latest body signed afresh (SPEC §12: every `resign_seconds`).
+    func resigned(_ signing: Signing) -> ServedCatalog {
+        ServedCatalog(self, bodies: latestBodies.mapValues { body in
+            var b = body
+            b.stamp = signing.stamp(body.identity, catalog: catalogVersion)
+            return b
+        })
+    }
+
+    private init(_ other: ServedCatalog, bodies: [String: LatestBody]) {
+        snapshot = other.snapshot
+        latestBodies = bodies
+        details = other.details
+        files = other.files
     }
 
     static let empty = ServedCatalog()
@@ -115,4 +142,15 @@ final class CatalogHolder: Sendable {
     var served: ServedCatalog { current.withLock { $0 } }
 
     func install(_ served: ServedCatalog) { current.withLock { $0 = served } }
+
+    /// Installs `new` only if `old` is still current: a re-signed copy never replaces a catalog
+    /// the watcher installed meanwhile.
+    @discardableResult
+    func replace(_ old: ServedCatalog, with new: ServedCatalog) -> Bool {
+        current.withLock {
+            guard $0 === old else { return false }
+            $0 = new
+            return true
+        }
+    }
 }

@@ -65,6 +65,14 @@ final class CurlEasy {
         return code
     }
 
+    /// The value of response header `name` of the last response (curl_easy_header, libcurl ≥ 7.84).
+    func responseHeader(_ name: String) -> String? {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let value = header?.pointee.value else { return nil }
+        return String(cString: value)
+    }
+
     /// libcurl's detailed message for a failed perform, else its generic one for `code`.
     func errorMessage(_ code: CURLcode) -> String {
         errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))

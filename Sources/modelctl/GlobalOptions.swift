@@ -9,7 +9,7 @@ struct GlobalOptions: ParsableArguments {
     var server: String?
     @Option(help: "Admin token (env MODELD_ADMIN_TOKEN).")
     var token: String?
-    @Option(help: "File holding the admin token (default: data/admin.token when it exists).")
+    @Option(help: "File holding the admin token (default: admin_token_file of ./config/modeld.json, else data/admin.token).")
     var tokenFile: String?
     @Flag(help: "Machine-readable JSON output.")
     var json = false

@@ -62,7 +62,8 @@ struct HTTPClient {
         let url = baseURL + request.pathAndQuery
         if let failure = transfer.uploadError { throw failure }
         if transfer.responseOverflowed { throw CLIFailure("response from \(url) is larger than \(responseLimit) bytes") }
-        let response = HTTPClientResponse(status: transfer.easy.responseCode, body: transfer.responseBody)
+        var response = HTTPClientResponse(status: transfer.easy.responseCode, body: transfer.responseBody)
+        for name in request.responseHeaders { response.headers[name] = transfer.easy.responseHeader(name) }
         guard code != CURLE_OK else { return response }
         // A server may answer early (401, 413) and close while the body is still going out:
         // its answer says more than the broken pipe.

@@ -13,6 +13,8 @@ struct HTTPClientRequest {
     var query: [(String, String?)] = []
     var body = Body.empty
     var progress: ProgressBar?
+    /// Response headers the caller wants back (most callers need only status and body).
+    var responseHeaders: [String] = []
 
     var pathAndQuery: String {
         let pairs = query.compactMap { name, value in value.map { "\(name)=\(Self.percentEncoded($0))" } }

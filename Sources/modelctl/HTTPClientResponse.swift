@@ -4,6 +4,8 @@ import Foundation
 struct HTTPClientResponse {
     let status: Int
     let body: [UInt8]
+    /// The values of the request's `responseHeaders` that were present.
+    var headers: [String: String] = [:]
 
     /// The SPEC §10 error body `{"error":code,"message":text}`, when the body has that shape.
     var serverError: (code: String, message: String)? {

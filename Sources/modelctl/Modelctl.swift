@@ -16,6 +16,9 @@ struct Modelctl: ParsableCommand {
             LatestCommand.self,
             HealthCommand.self,
             VerifyCommand.self,
+            CatalogCommand.self,
+            KeysCommand.self,
+            SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
         ]

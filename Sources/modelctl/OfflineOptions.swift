@@ -4,14 +4,17 @@ import ModelCatalog
 
 /// `publish`'s options for publishing straight into a models directory (no server).
 struct OfflineOptions: ParsableArguments {
-    static let configFile = "config/modeld.json"
+    /// The shipped config other offline code reads (e.g. its `signing`).
+    static let configFile = ShippedConfig.path
     static let defaultPublicBaseURL = "http://127.0.0.1:8080"
 
     @Option(help: "Publish into this models directory without a server.")
     var modelsDir: String?
     @Option(help: ArgumentHelp(
-        "With --models-dir: base URL for the printed url and latest_model_details.json.",
-        discussion: "Default: public_base_url from ./\(configFile) when present, else \(defaultPublicBaseURL)."))
+        "With --models-dir: this publisher's base URL; it must be the catalog's own once recorded.",
+        discussion: "Default: public_base_url from ./\(ShippedConfig.path); with neither, the catalog's base URL "
+            + "(or \(defaultPublicBaseURL) for a catalog that has none yet). A different base is refused: "
+            + "change it deliberately with `modelctl catalog set-base-url`."))
     var publicBaseUrl: String?
     @Option(help: ArgumentHelp(
         "With --models-dir: instance id naming the temp upload in DIR/.tmp (default modelctl-<pid>).",
@@ -23,7 +26,7 @@ struct OfflineOptions: ParsableArguments {
             if publicBaseUrl != nil { throw ValidationError("--public-base-url needs --models-dir") }
             if instance != nil { throw ValidationError("--instance needs --models-dir") }
         }
-        if let publicBaseUrl { try Self.validateBaseURL(publicBaseUrl, source: "--public-base-url") }
+        if let publicBaseUrl { _ = try ShippedConfig.validatedBaseURL(publicBaseUrl, flag: "--public-base-url") }
         // Mirrors the catalog's rule for temp names (UploadWriter): a bad id is a usage error here.
         if let instance, instance.isEmpty || instance.utf8.count > 128 || instance.hasPrefix(".")
             || !instance.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) {
@@ -34,31 +37,22 @@ struct OfflineOptions: ParsableArguments {
     /// The offline publisher when `--models-dir` is given, else nil (publish through the server).
     func publisher() throws(CLIFailure) -> OfflinePublisher? {
         guard let modelsDir else { return nil }
-        let store = CatalogStore(directory: modelsDir, publicBaseURL: try resolvedPublicBaseURL())
-        return OfflinePublisher(store: store, instance: instance ?? "modelctl-\(getpid())")
+        return OfflinePublisher(store: try store(modelsDir), instance: instance ?? "modelctl-\(getpid())",
+                                signing: try SigningConfig.signer(keyFiles: []))
     }
 
-    /// `--public-base-url`, else the shipped config's `public_base_url` (relative to the current
-    /// directory, like the token file), else the default listen address. A config that cannot be
-    /// read is an error rather than a silent default: the URL lands in latest_model_details.json.
-    func resolvedPublicBaseURL() throws(CLIFailure) -> String {
-        if let publicBaseUrl { return publicBaseUrl }
-        guard FileManager.default.fileExists(atPath: Self.configFile) else { return Self.defaultPublicBaseURL }
-        struct Config: Decodable { let public_base_url: String? }
-        guard let data = FileManager.default.contents(atPath: Self.configFile),
-              let config = try? JSONDecoder().decode(Config.self, from: data) else {
-            throw CLIFailure("cannot read public_base_url from \(Self.configFile); pass --public-base-url")
+    /// The store with this publisher's base: `--public-base-url`, else the shipped config's
+    /// `public_base_url` (both configured: they must match the catalog's), else a fallback that
+    /// defers to the catalog's recorded base (SPEC §9.1: the base is the catalog's).
+    private func store(_ modelsDir: String) throws(CLIFailure) -> CatalogStore {
+        do {
+            if let publicBaseUrl {
+                return CatalogStore(directory: modelsDir, publicBaseURL: try ShippedConfig.validatedBaseURL(publicBaseUrl, flag: "--public-base-url"))
+            }
+        } catch { throw CLIFailure("\(error)", exitCode: 2) }
+        if let configured = try ShippedConfig.load()?.publicBaseURL {
+            return CatalogStore(directory: modelsDir, publicBaseURL: configured)
         }
-        guard let url = config.public_base_url else { return Self.defaultPublicBaseURL }
-        do { try Self.validateBaseURL(url, source: "public_base_url in \(Self.configFile)") } catch {
-            throw CLIFailure("\(error)")
-        }
-        return url
-    }
-
-    private static func validateBaseURL(_ url: String, source: String) throws {
-        guard url.hasPrefix("http://") || url.hasPrefix("https://"), !url.contains(where: { $0.isWhitespace }) else {
-            throw ValidationError("\(source) must be an http:// or https:// URL, got '\(url)'")
-        }
+        return CatalogStore(directory: modelsDir, publicBaseURL: Self.defaultPublicBaseURL, isFallbackBaseURL: true)
     }
 }

@@ -1,4 +1,6 @@
+import Foundation
 import ModelCatalog
+import ModeldSigning
 
 /// `publish --models-dir DIR` (SPEC §7.1, §9): the server's own publish path, without a server.
 /// `CatalogStore.publishFile` streams the file through UploadWriter into
@@ -9,6 +11,9 @@ struct OfflinePublisher: Publisher {
     let store: CatalogStore
     /// Names the temp upload; a server's start-up cleanup removes only its own instance's temps.
     let instance: String
+    /// The keys of `signing` in ./config/modeld.json, if any: then the signed snapshot and
+    /// pointer follow the publish at once (SPEC §12: modelctl writes them when it has keys).
+    var signing: (signer: Signer, graceDays: Int)?
 
     func publish(_ request: PublishRequest) throws(CLIFailure) -> [UInt8] {
         // Opened first only for the online command's exact "cannot read FILE" / "not a regular
@@ -17,13 +22,30 @@ struct OfflinePublisher: Publisher {
         do throws(CatalogError) {
             // Fail fast before copying a possibly huge import; the check that counts is the one
             // under the lock.
-            if let id = request.id, try store.load().release(id: id) != nil {
+            let catalog = try store.load()
+            if let id = request.id, catalog.release(id: id) != nil {
                 throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
             }
+            try store.checkBaseURL(catalog)
             let release = try store.publishFile(path: request.file, request.catalogRequest(), instance: instance)
-            return release.adminJSON(publicBaseURL: store.publicBaseURL)
+            signDetails()
+            return release.adminJSON()
         } catch {
             throw CLIFailure(error)
+        }
+    }
+}
+
+extension OfflinePublisher {
+    /// The release is in; a signing failure is reported but does not undo it (a running
+    /// server or `modelctl sign refresh` re-signs).
+    private func signDetails() {
+        guard let signing else { return }
+        do throws(CatalogError) {
+            try SignedDetails(store: store, signer: signing.signer, graceDays: signing.graceDays)
+                .refresh(now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            printError("modelctl: warning: published, but \(SignedPointer.fileName) was not written: \(error.message)")
         }
     }
 }

@@ -18,6 +18,8 @@ struct ReleaseDocument: Decodable {
     let publishedAt: String?
     let retiredAt: String?
     let fileDeletedAt: String?
+    /// The catalog version the answer describes (SPEC §12); absent from /latest documents.
+    let catalogVersion: Int64?
 
     /// JSON names and values in a fixed reading order; absent and empty fields are left out.
     var fields: [(String, String)] {
@@ -27,7 +29,7 @@ struct ReleaseDocument: Decodable {
             ("sdk_min", sdkMin), ("sdk_max", sdkMax), ("channel", channel),
             ("rollout_percent", rolloutPercent.map(String.init)), ("state", state), ("label", label),
             ("content_type", contentType), ("published_at", publishedAt), ("retired_at", retiredAt),
-            ("file_deleted_at", fileDeletedAt),
+            ("file_deleted_at", fileDeletedAt), ("catalog_version", catalogVersion.map(String.init)),
         ]
         return all.compactMap { name, value in value.flatMap { $0.isEmpty ? nil : (name, $0) } }
     }

@@ -3,6 +3,7 @@ import ModelCatalog
 
 /// `modelctl verify [--models-dir DIR]`: every file the catalog names must have its catalog size
 /// and SHA-256 (SPEC §7.1). Exit 1 naming each bad file; files GC deleted are skipped.
+/// With `--signatures`: the signed metadata instead (SPEC §12, `VerifySignatures`).
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Re-hash every model file against the catalog.",
@@ -11,9 +12,24 @@ struct VerifyCommand: ParsableCommand {
 
     @Option(help: "The models directory.") var modelsDir = "models"
     @Flag(help: "Machine-readable JSON output.") var json = false
+    @Flag(help: "Check signatures (pointer, snapshot, and /latest against a server) instead of files.") var signatures = false
+    @Option(help: "With --signatures: a trusted .pub file (repeatable).") var publicKey: [String] = []
+    @Option(help: "With --signatures: check this server instead of --models-dir.") var server: String?
+    @Option(help: "With --signatures --server: check /latest for this SDK version only (default: every key of the snapshot).") var sdk: String?
+
+    func validate() throws {
+        if signatures {
+            if publicKey.isEmpty { throw ValidationError("--signatures needs at least one --public-key FILE") }
+            if json { throw ValidationError("--json is not supported with --signatures (one line per check)") }
+            if let sdk { _ = try AdminValidation.sdkVersion(sdk, option: "--sdk") }
+        } else if !publicKey.isEmpty || server != nil || sdk != nil {
+            throw ValidationError("--public-key, --server and --sdk need --signatures")
+        }
+    }
 
     func run() throws {
         try failing {
+            if signatures { return try verifySignatures() }
             let report = try VerifyCatalog(store: CatalogStore(directory: modelsDir, publicBaseURL: "")).run()
             if json {
                 print(report.json)
@@ -25,5 +41,11 @@ struct VerifyCommand: ParsableCommand {
                 throw CLIFailure("\(report.problems.count) of \(report.checked) files in \(report.directory) do not match the catalog")
             }
         }
+    }
+
+    private func verifySignatures() throws(CLIFailure) {
+        var check = try VerifySignatures(publicKeyFiles: publicKey)
+        if let server { try check.checkServer(HTTPClient(baseURL: server, token: nil), sdk: sdk) } else { try check.checkDirectory(modelsDir) }
+        guard check.failures.isEmpty else { throw CLIFailure("\(check.failures.count) signature check(s) failed") }
     }
 }

@@ -133,6 +133,48 @@ import Testing
         #expect(none.stderr.hasPrefix("modelctl: no admin token"))
     }
 
+    /// SPEC §7: with no --token/--token-file/MODELD_ADMIN_TOKEN, the token file the shipped config
+    /// names (`admin_token_file`, relative to the working directory as modeld resolves it), and
+    /// only then data/admin.token.
+    @Test func token_fromConfigAdminTokenFileBeforeDefaultFile_SPEC7() throws {
+        let server = try FakeAdminServer(token: Self.token)
+        let work = scratch.appendingPathComponent("work")
+        for sub in ["config", "data", "secrets"] {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        try Data("stale-default-token\n".utf8).write(to: work.appendingPathComponent("data/admin.token"))
+        try Data("  \(Self.token)\n".utf8).write(to: work.appendingPathComponent("secrets/admin.token"))
+        let config = work.appendingPathComponent("config/modeld.json")
+        func writeConfig(_ text: String) throws { try Data(text.utf8).write(to: config) }
+        func list(_ environment: [String: String] = [:]) throws -> ProcessResult {
+            try modelctl(["list", "--server", server.url], environment: environment, directory: work)
+        }
+
+        try writeConfig(#"{"listen":"0.0.0.0:8080","admin_token_file":"secrets/admin.token"}"#)
+        let viaConfig = try list()
+        #expect(viaConfig.status == 0, "the config's file wins over data/admin.token: \(viaConfig.stderr)")
+        #expect(try list(["MODELD_ADMIN_TOKEN": "wrong"]).status == 1, "the environment still beats the config")
+
+        try writeConfig(#"{"admin_token":"\#(Self.token)"}"#)
+        #expect(try list().status == 0, "an inline admin_token is the same setting")
+
+        try writeConfig(#"{"admin_token_file":"secrets/missing.token"}"#)
+        let missing = try list()
+        #expect(missing.status == 1)
+        #expect(missing.stderr.hasPrefix("modelctl: cannot read admin_token_file secrets/missing.token in config/modeld.json: "), "\(missing.stderr)")
+
+        try writeConfig(#"{"admin_token_fil":"secrets/admin.token"}"#)
+        let invalid = try list()
+        #expect(invalid.status == 1)
+        #expect(invalid.stderr == "modelctl: cannot use config/modeld.json: configuration error: key \"admin_token_fil\" in config/modeld.json: unknown key\n",
+                "\(invalid.stderr)")
+
+        // A config without a token setting falls back to data/admin.token.
+        try writeConfig(#"{"listen":"0.0.0.0:8080"}"#)
+        try Data("\(Self.token)\n".utf8).write(to: work.appendingPathComponent("data/admin.token"))
+        #expect(try list().status == 0)
+    }
+
     @Test(arguments: [["list"], ["health"], ["latest", "--sdk", "1"]])
     func unreachableServer_exits1NamingURL_SPEC7(command: [String]) throws {
         // Port 1 (tcpmux) is privileged and unused: the connection is refused at once.

@@ -99,15 +99,19 @@ import Testing
         #expect(try String(contentsOf: models.appendingPathComponent("latest_model_details.json"), encoding: .utf8)
             .contains("https://cdn.example/models/\(id).onnx"))
 
-        let flagged = try publish(file, ["--public-base-url", "https://other.example"])
-        #expect((flagged["url"] as? String)?.hasPrefix("https://other.example/models/") == true, "the flag beats the config")
+        // The flag beats the config; but the catalog keeps the base it recorded (one base per catalog).
+        let fresh = scratch.appendingPathComponent("fresh-models")
+        let flagged = try modelctl(["publish", file.path, "--sdk-min", "1", "--models-dir", fresh.path, "--json", "--public-base-url", "https://other.example"])
+        #expect((try json(flagged.stdout)["url"] as? String)?.hasPrefix("https://other.example/models/") == true, "\(flagged.stderr)")
+        let refused = try modelctl(["publish", file.path, "--sdk-min", "1", "--models-dir", models.path, "--public-base-url", "https://other.example"])
+        #expect(refused.status == 1 && refused.stderr.contains("https://cdn.example") && refused.stderr.contains("https://other.example"), "\(refused.stderr)")
 
         // A config that cannot be read is an error, not a silent default (the URL is published).
         try Data("{".utf8).write(to: config.appendingPathComponent("modeld.json"))
         let broken = try modelctl(["publish", file.path, "--sdk-min", "1", "--models-dir", models.path])
         #expect(broken.status == 1)
-        #expect(broken.stderr == "modelctl: cannot read public_base_url from config/modeld.json; pass --public-base-url\n")
-        #expect(try releases().count == 2)
+        #expect(broken.stderr.hasPrefix("modelctl: cannot use config/modeld.json: configuration error: config file config/modeld.json"), "\(broken.stderr)")
+        #expect(try releases().count == 1)
     }
 
     @Test func publish_keepsGivenID_andRefusesItsReuse_SPEC7_1() throws {

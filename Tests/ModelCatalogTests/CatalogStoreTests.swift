@@ -39,6 +39,8 @@ import Testing
         ("bad sdk", #"{"format":1,"releases":[{"id":"00000000-0000-4000-8000-000000000001","seq":1,"ext":"onnx","sha256":"\#(sha)","size":1,"sdk_min":"x","channel":"stable","rollout_percent":100,"state":"active","published_at":"2026-11-21T10:00:00.000Z"}]}"#),
         ("bad state", #"{"format":1,"releases":[{"id":"00000000-0000-4000-8000-000000000001","seq":1,"ext":"onnx","sha256":"\#(sha)","size":1,"sdk_min":"1","channel":"stable","rollout_percent":100,"state":"gone","published_at":"2026-11-21T10:00:00.000Z"}]}"#),
         ("file mismatch", #"{"format":1,"releases":[{"id":"00000000-0000-4000-8000-000000000001","seq":1,"file":"x.onnx","ext":"onnx","sha256":"\#(sha)","size":1,"sdk_min":"1","channel":"stable","rollout_percent":100,"state":"active","published_at":"2026-11-21T10:00:00.000Z"}]}"#),
+        ("negative catalog_version", #"{"format":1,"catalog_version":-1,"releases":[]}"#),
+        ("fractional catalog_version", #"{"format":1,"catalog_version":1.5,"releases":[]}"#),
         ("next_seq too low", #"{"format":1,"next_seq":1,"releases":[{"id":"00000000-0000-4000-8000-000000000001","seq":1,"ext":"onnx","sha256":"\#(sha)","size":1,"sdk_min":"1","channel":"stable","rollout_percent":100,"state":"active","published_at":"2026-11-21T10:00:00.000Z"}]}"#),
         ("truncated", #"{"format":1,"next_seq":2,"releases":[{"id":"00000000-0000-4000-8000-0000"#),
     ])
@@ -85,9 +87,9 @@ import Testing
         #expect(r.seq == 1 && r.size == 11 && r.publishedAt == t0)
         #expect(dir.read("models/\(r.file)") == "hello model")
         #expect(dir.entries("models/.tmp") == [])
-        #expect(try s.load().releases == [r])
+        #expect(try s.load().releases == [r.value])
         #expect(dir.read("models/latest_model_details.json")
-            == "{\"2.3.0\":\(String(decoding: r.documentJSON(publicBaseURL: Self.base), as: UTF8.self)),\"3.0.0\":null}\n")
+            == "{\"2.3.0\":\(String(decoding: r.value.documentJSON(publicBaseURL: Self.base), as: UTF8.self)),\"3.0.0\":null}\n")
     }
 
     @Test func publish_existingIDIsRefusedAndNothingKept_SPEC7_1() throws {
@@ -194,6 +196,18 @@ import Testing
         #expect(dir.entries("models/.tmp") == [String(other.path.split(separator: "/").last!)])
         other.abort()
         mine.abort()
+    }
+
+    @Test func cleanTemp_removesOwnFilesWhateverTheirSuffix_SPEC2() throws {
+        let dir = TempDir(); defer { dir.remove() }
+        let s = store(dir)
+        mkdir(s.directory, 0o755)
+        mkdir(s.tempDirectory, 0o755)
+        let own = ["local-1-0123456789abcdef", "local-1-0123456789abcdef.part", "local-1-x", "local-1-", "local-1-ab.sig.tmp"]
+        let others = ["local-1-b-0123456789abcdef", "local-10-0123456789abcdef", "local-0123", "other-0123", "modelctl-77-00ff", "local-1"]
+        for name in own + others { dir.write("models/.tmp/\(name)", name) }
+        #expect(s.cleanTemp(instance: "local-1") == own.count)
+        #expect(dir.entries("models/.tmp") == others.sorted())
     }
 
     @Test func atomicReplace_leavesOldOrNew_SPEC2() throws {
@@ -316,6 +330,6 @@ extension String {
         let small = try UploadWriter(modelsDirectory: mnt, instance: "i")
         try small.write([1, 2, 3])
         let r = try store.publish(try small.finish(), PublishRequest(sdkMin: "1", ext: "bin"))
-        #expect(try store.load().releases == [r])
+        #expect(try store.load().releases == [r.value])
     }
 }

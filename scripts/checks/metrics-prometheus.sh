@@ -4,6 +4,8 @@
 # on an ephemeral loopback port with temporary directories. Exits non-zero on any problem.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=../lib/modeld-port.sh
+source scripts/lib/modeld-port.sh
 BIN=${MODELD_BIN:-$(swift build --show-bin-path 2>/dev/null)/modeld}
 [[ -x $BIN ]] || { echo "metrics-prometheus: $BIN not built (swift build first)" >&2; exit 1; }
 
@@ -19,14 +21,7 @@ cp -r models "$tmp/models"
 env -u MODELD_ADMIN_TOKEN "$BIN" --listen 127.0.0.1:0 --models-dir "$tmp/models" --data-dir "$tmp/data" \
   --public-base-url http://models.example.test >"$tmp/log" 2>&1 &
 pid=$!
-port=
-for _ in $(seq 1 200); do
-  port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$tmp/log" | grep -oE '[0-9]+$' || true)
-  [[ -n $port ]] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$tmp/log" >&2; exit 1; }
-  sleep 0.05
-done
-[[ -n $port ]] || { echo "metrics-prometheus: no start-up line" >&2; cat "$tmp/log" >&2; exit 1; }
+port=$(modeld_port "$tmp/log" "$pid" metrics-prometheus)
 base=http://127.0.0.1:$port
 for _ in 1 2 3; do curl -sf --max-time 5 -o /dev/null "$base/latest?sdk=2.3"; done
 curl -s --max-time 5 -o /dev/null "$base/nope" || true

@@ -1,0 +1,89 @@
+/// The two arms of a guard (SPEC §11.2). A client's arm never changes.
+public enum Arm: UInt8, Hashable, Sendable, CaseIterable {
+    case treatment, control
+}
+
+/// What the evaluator keeps per client (SPEC §11.5: ≤ 64 bytes per client): the arm and the
+/// running count and total of its counted events. 13 bytes, stride 16. Keyed by a 64-bit hash
+/// of client_id (a collision among a million clients has odds of about 3e-8), a table entry is
+/// 24 bytes; a Dictionary at its 3/8–3/4 load holds a client in 32–64 bytes (1 M clients:
+/// 2^21 buckets, 48 MiB).
+/// The client's value is total/events: for `rate` the share of events with the outcome, for
+/// `mean` the mean value (SPEC §11.1).
+public struct ClientTally: Hashable, Sendable {
+    /// Outcomes counted (`rate`, exact as a Double up to 2^53) or the sum of values (`mean`).
+    public fileprivate(set) var total: Double
+    public fileprivate(set) var events: UInt32
+    public let arm: Arm
+
+    public init(arm: Arm) {
+        self.total = 0
+        self.events = 0
+        self.arm = arm
+    }
+
+    /// nil until the client's first counted event (it is not in its arm's n before that).
+    public var value: Double? { events > 0 ? total / Double(events) : nil }
+}
+
+extension GuardPlan.Metric {
+    /// What one event adds to its client's total: 1 or 0 for `rate` (an event without an
+    /// outcome is "not the outcome"), the event's `value` for `mean` — nil when a `mean` event
+    /// carries no value, which then does not count.
+    public func observation(outcome: String?, value: Double?) -> Double? {
+        switch kind {
+        case .rate: return outcome == self.outcome ? 1 : 0
+        case .mean: return value.flatMap { $0.isFinite ? $0 : nil }
+        }
+    }
+}
+
+/// Both arms' running sums, fed one client at a time as its events arrive (the evaluator) or
+/// in bulk for clients whose values are already known (rebuilds, simulations). Both paths end
+/// in the same `ArmStats`, which is what the decisions read.
+public struct GuardAccumulator: Hashable, Sendable {
+    public private(set) var treatment: ArmStats
+    public private(set) var control: ArmStats
+
+    public init(treatment: ArmStats = ArmStats(), control: ArmStats = ArmStats()) {
+        self.treatment = treatment
+        self.control = control
+    }
+
+    public subscript(arm: Arm) -> ArmStats {
+        switch arm {
+        case .treatment: return treatment
+        case .control: return control
+        }
+    }
+
+    /// `events` new counted events of one client, their observations summing to `total`: the
+    /// client's old value leaves its arm's sums and the new one enters (its first events add it
+    /// to n). A client at UInt32.max events stops counting rather than wrap.
+    public mutating func record(events: UInt32, total: Double, into tally: inout ClientTally) {
+        guard events > 0, events <= UInt32.max - tally.events else { return }
+        let old = tally.value
+        tally.events += events
+        tally.total += total
+        let new = tally.total / Double(tally.events)
+        update(tally.arm) { stats in
+            if let old {
+                stats.replace(old, with: new)
+            } else {
+                stats.add(clients: 1, sum: new, sumOfSquares: new * new)
+            }
+        }
+    }
+
+    /// `count` clients with known values summing to `sum` (squares to `sumOfSquares`).
+    public mutating func add(clients count: Int, sum: Double, sumOfSquares: Double, to arm: Arm) {
+        update(arm) { $0.add(clients: count, sum: sum, sumOfSquares: sumOfSquares) }
+    }
+
+    private mutating func update(_ arm: Arm, _ change: (inout ArmStats) -> Void) {
+        switch arm {
+        case .treatment: change(&treatment)
+        case .control: change(&control)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+
+/// What a signature covers (SPEC §12): fixed lines in a fixed order, so the base re-derives
+/// byte for byte from parsed header or pointer fields — never canonical JSON.
+public struct SignatureBase: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case latest
+        case details
+    }
+
+    public var kind: Kind
+    public var catalog: Int64
+    public var created: Int64
+    public var expires: Int64
+    /// Bytes of the identity (un-gzipped) body.
+    public var size: Int
+    /// Lowercase hex SHA-256 of the identity body.
+    public var sha256: String
+
+    public init(kind: Kind, catalog: Int64, created: Int64, expires: Int64, size: Int, sha256: String) {
+        self.kind = kind
+        self.catalog = catalog
+        self.created = created
+        self.expires = expires
+        self.size = size
+        self.sha256 = sha256
+    }
+
+    public init(kind: Kind, catalog: Int64, created: Int64, expires: Int64, body: [UInt8]) {
+        self.init(kind: kind, catalog: catalog, created: created, expires: expires,
+                  size: body.count, sha256: Hex.encode(SHA256.hash(data: body)))
+    }
+
+    /// `modeld-sig-v1\nkind=…\ncatalog=…\ncreated=…\nexpires=…\nsize=…\nsha256=…\n`
+    public var bytes: [UInt8] {
+        Array("""
+        modeld-sig-v1
+        kind=\(kind.rawValue)
+        catalog=\(catalog)
+        created=\(created)
+        expires=\(expires)
+        size=\(size)
+        sha256=\(sha256)
+
+        """.utf8)
+    }
+
+    /// True when `body` is the body this base describes.
+    public func describes(_ body: [UInt8]) -> Bool {
+        body.count == size && Hex.encode(SHA256.hash(data: body)) == sha256
+    }
+}
+
+/// Lowercase hex, the only form the signature base uses.
+public enum Hex {
+    public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Lowercase hex of exactly `count` bytes, or nil.
+    public static func isLowercase(_ text: String, bytes count: Int) -> Bool {
+        text.utf8.count == count * 2 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import ModelCatalog
+
+/// `modelctl catalog …`: properties of the catalog itself, changed offline under the publish lock.
+struct CatalogCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalog", abstract: "Change properties of the catalog itself.",
+        subcommands: [CatalogSetBaseURLCommand.self])
+}
+
+/// `modelctl catalog set-base-url URL [--models-dir DIR]`: the one deliberate way to change the
+/// catalog's base URL (SPEC §9.1), which every writer of latest_model_details.json uses. Under
+/// the publish lock: records URL, rewrites the derived file, bumps catalog_version; running
+/// servers serve the new URLs within 2 s.
+struct CatalogSetBaseURLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set-base-url", abstract: "Set the base URL of every url the catalog's files and answers carry.",
+        discussion: "Writers whose configured public_base_url differs from the catalog's refuse to write "
+            + "(409 base_url_mismatch) until their configuration or the catalog changes. Setting the URL the "
+            + "catalog already has changes nothing.")
+
+    @Argument(help: "The new base URL, e.g. https://cdn.example.com (as public_base_url in config/modeld.json).")
+    var url: String
+    @Option(help: "The models directory.") var modelsDir = "models"
+    @Flag(help: "Machine-readable JSON output.") var json = false
+
+    func validate() throws { _ = try ShippedConfig.validatedBaseURL(url, flag: "URL") }
+
+    func run() throws {
+        try failing {
+            let base = try ShippedConfig.validatedBaseURL(url, flag: "URL")
+            let change: Versioned<String?>
+            do throws(CatalogError) {
+                // The writer's own base is irrelevant here: set-base-url overrides whatever is recorded.
+                change = try CatalogStore(directory: modelsDir, publicBaseURL: base).setPublicBaseURL(base)
+            } catch {
+                throw CLIFailure(error)
+            }
+            let changed = change.value != base
+            if json {
+                var w = JSONWriter()
+                w.beginObject()
+                w.field("public_base_url", base)
+                w.key("previous")
+                if let previous = change.value { w.string(previous) } else { w.null() }
+                w.key("changed")
+                w.bool(changed)
+                w.field("catalog_version", change.catalogVersion)
+                w.endObject()
+                print(w.string)
+            } else if changed {
+                print("public_base_url: \(base) (was \(change.value ?? "not recorded")); catalog_version \(change.catalogVersion)")
+            } else {
+                print("public_base_url is already \(base); nothing changed (catalog_version \(change.catalogVersion))")
+            }
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import ModelCatalog
+import ModeldSigning
+
+/// modelctl's signing keys (SPEC §12: modelctl signs when it has keys — `--key FILE`, else
+/// `signing` of ./config/modeld.json, read by modeld's own loader).
+enum SigningConfig {
+    /// `--key` files when given (with the config's ttl), else the config's keys; nil = no keys.
+    /// A key file modeld would refuse is a usage error (exit 2) naming it.
+    static func signer(keyFiles: [String]) throws(CLIFailure) -> (Signer, graceDays: Int)? {
+        let config = try ShippedConfig.load()
+        let paths = keyFiles.isEmpty ? (config?.signing?.keys ?? []) : keyFiles
+        guard !paths.isEmpty else { return nil }
+        guard paths.count <= Signer.maxKeys else { throw CLIFailure("at most \(Signer.maxKeys) signing keys", exitCode: 2) }
+        var keys: [SigningKey] = []
+        for path in paths {
+            do { keys.append(try SigningKeyFile.loadPrivate(path)) } catch { throw CLIFailure(error.reason, exitCode: 2) }
+        }
+        let ttl = config?.signing?.ttlSeconds ?? 604_800
+        return (Signer(keys: keys, ttlSeconds: Int64(ttl)), config?.retiredGraceDays ?? 7)
+    }
+
+    /// keyids of the configured signing keys that load (for `keys list`).
+    static func loadedKeyIDs() -> Set<String> {
+        guard let keys = (try? ShippedConfig.load())??.signing?.keys else { return [] }
+        return Set(keys.compactMap { try? SigningKeyFile.loadPrivate($0).keyID })
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ModeldSigning
+import Testing
+@testable import ModelCatalog
+
+/// The static signed metadata in a models directory (SPEC §12): snapshot + pointer, immutable
+/// snapshots, retention of superseded snapshots for `retired_grace_days`.
+@Suite struct SignedDetailsTests {
+    let key = try! SigningKey(seed: Array(repeating: 9, count: 32))
+    let day: Int64 = 86_400
+
+    func details(_ dir: TempDir) -> SignedDetails {
+        SignedDetails(store: CatalogStore(directory: dir.path, publicBaseURL: "http://x"),
+                      signer: Signer(keys: [key], ttlSeconds: 600), graceDays: 7)
+    }
+
+    func setVersion(_ dir: TempDir, _ version: Int64) throws {
+        dir.write("catalog.json", String(decoding: try Catalog(releases: [], catalogVersion: version).encoded(), as: UTF8.self))
+    }
+
+    func age(_ dir: TempDir, _ name: String, days: Int64, now: Int64) {
+        let t = now - days * day
+        var times = [timespec(tv_sec: Int(t), tv_nsec: 0), timespec(tv_sec: Int(t), tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, dir.path + "/" + name, &times, 0)
+    }
+
+    @Test func refresh_writesSnapshotOfTheDerivedFileAndAVerifiablePointer() throws {
+        let dir = TempDir()
+        defer { dir.remove() }
+        try setVersion(dir, 4)
+        dir.write("latest_model_details.json", "{\"1.0.0\":null}\n")
+        let pointer = try details(dir).refresh(now: 1_000)
+        #expect(pointer.catalog == 4 && pointer.file == "details/4.json")
+        #expect(dir.read("details/4.json") == "{\"1.0.0\":null}\n")
+        let onDisk = try SignedPointer.decode(Array(dir.read("latest_model_details.sig.json")!.utf8))
+        let verified = try SignatureVerifier(trusted: [key.publicKey])
+            .verifyPointer(onDisk, snapshot: Array(dir.read("details/4.json")!.utf8), now: 1_000)
+        #expect(verified == [key.keyID])
+        // Immutable: a later refresh at the same version keeps the snapshot's bytes.
+        dir.write("latest_model_details.json", "{}\n")
+        _ = try details(dir).refresh(now: 2_000)
+        #expect(dir.read("details/4.json") == "{\"1.0.0\":null}\n")
+    }
+
+    @Test func supersededSnapshots_areKeptForTheGracePeriod_thenPruned() throws {
+        let dir = TempDir()
+        defer { dir.remove() }
+        let now = Int64(time(nil))   // the new snapshot gets a real mtime
+        dir.write("latest_model_details.json", "{}\n")
+        _ = mkdir(dir.path + "/details", 0o755)
+        for v in 1...3 { dir.write("details/\(v).json", "{}\n") }
+        age(dir, "details/2.json", days: 8, now: now)   // 1 was superseded 8 days ago: past the grace
+        age(dir, "details/3.json", days: 6, now: now)   // 2 was superseded 6 days ago: kept
+        try setVersion(dir, 4)
+        _ = try details(dir).refresh(now: now)
+        #expect(!dir.exists("details/1.json"))
+        #expect(dir.exists("details/2.json") && dir.exists("details/3.json") && dir.exists("details/4.json"))
+    }
+}
