@@ -49,11 +49,12 @@ if [[ $target == event-batch ]]; then
 fi
 
 binary=$out/bin/$target
-if [[ ! -x $binary ]] || [[ -n $(find Fuzz/Targets/$target.swift "${objects[@]}" -newer "$binary") ]]; then
+sources=(Fuzz/Check.swift "Fuzz/Targets/$target.swift")
+if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" "${objects[@]}" -newer "$binary") ]]; then
     echo "fuzz.sh: linking $target" >&2
-    swiftc "${flags[@]}" Fuzz/Targets/$target.swift "${objects[@]}" "${libs[@]}" -o "$binary" 2>&1 \
+    swiftc "${flags[@]}" "${sources[@]}" "${objects[@]}" "${libs[@]}" -o "$binary" 2>&1 \
         | grep -v "Cannot export local symbol\|^$" >&2 || true
-    [[ -x $binary ]] && [[ -z $(find Fuzz/Targets/$target.swift -newer "$binary") ]] || { echo "fuzz.sh: $target failed to link" >&2; exit 1; }
+    [[ -x $binary ]] && [[ -z $(find "${sources[@]}" -newer "$binary") ]] || { echo "fuzz.sh: $target failed to link" >&2; exit 1; }
 fi
 
 corpus=$out/corpus/$target
@@ -64,5 +65,7 @@ seeds=()
 dict=()
 [[ -f Fuzz/dictionaries/$target.dict ]] && dict=("-dict=Fuzz/dictionaries/$target.dict")
 # -rss_limit_mb: the inflater's limit is 1 MiB, so anything near 2 GiB is a leak or a bomb.
+# Swift's own crash backtracer would fight ASan's handler; libFuzzer reports the trap instead.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 exec "$binary" "$corpus" "${seeds[@]}" -max_total_time="$seconds" -artifact_prefix="$crashes/" \
     -print_final_stats=1 -rss_limit_mb=2048 -timeout=10 "${dict[@]}" "$@"

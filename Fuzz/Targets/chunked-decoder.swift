@@ -10,10 +10,10 @@ func decodeChunked(_ pieces: [ArraySlice<UInt8>]) -> (body: [UInt8], last: Chunk
     var next = 0
     while true {
         let (consumed, event) = pending.withUnsafeBytes { decoder.decode($0) }
-        precondition(consumed >= 0 && consumed <= pending.count, "consumed \(consumed) of \(pending.count)")
+        check(consumed >= 0 && consumed <= pending.count, "consumed \(consumed) of \(pending.count)")
         switch event {
         case .data(let r):
-            precondition(r.upperBound <= consumed && !r.isEmpty, "data range \(r) outside consumed \(consumed)")
+            check(r.upperBound <= consumed && !r.isEmpty, "data range \(r) outside consumed \(consumed)")
             body += pending[r]
         case .needMore:
             guard next < pieces.count else { return (body, .needMore) }
@@ -33,10 +33,10 @@ public func fuzzChunkedDecoder(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     let step = bytes.isEmpty ? 1 : Int(bytes[bytes.count - 1]) % 7 + 1
     let pieces = stride(from: 0, to: bytes.count, by: step).map { bytes[$0..<min($0 + step, bytes.count)] }
     let split = decodeChunked(pieces)
-    precondition(whole.body == split.body, "body differs when read \(step) bytes at a time")
+    check(whole.body == split.body, "body differs when read \(step) bytes at a time")
     switch (whole.last, split.last) {
     case (.error, .error): break   // the message may name a different position
-    default: precondition(whole.last == split.last, "final event differs when read \(step) bytes at a time")
+    default: check(whole.last == split.last, "final event differs when read \(step) bytes at a time")
     }
     return 0
 }

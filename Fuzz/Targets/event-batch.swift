@@ -7,13 +7,13 @@ import JSONSupport
 public func fuzzEventBatch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     if let root = try? JSONReader.parse(bytes) {
-        precondition(root.range.upperBound <= bytes.count, "node range \(root.range) outside \(bytes.count) bytes")
+        check(root.range.upperBound <= bytes.count, "node range \(root.range) outside \(bytes.count) bytes")
     }
     guard let batch = try? BatchParser.parse(bytes, queryClientID: "fuzz", maxEventsPerBatch: 64) else { return 0 }
-    precondition(batch.eventCount <= 64, "more events than allowed")
+    check(batch.eventCount <= 64, "more events than allowed")
     for span in batch.events {
-        precondition(span.start < span.close && span.close < bytes.count, "span \(span) outside the body")
-        precondition(bytes[span.start] == UInt8(ascii: "{") && bytes[span.close] == UInt8(ascii: "}"), "span \(span) is not an object")
+        check(span.start < span.close && span.close < bytes.count, "span \(span) outside the body")
+        check(bytes[span.start] == UInt8(ascii: "{") && bytes[span.close] == UInt8(ascii: "}"), "span \(span) is not an object")
     }
     return 0
 }

@@ -14,16 +14,16 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
         let early = split.parse(UnsafeRawBufferPointer(rebasing: all[0..<cut]))
         if early == .needMore {
-            precondition(split.parse(all) == whole, "outcome depends on the read boundary at \(cut)")
+            check(split.parse(all) == whole, "outcome depends on the read boundary at \(cut)")
         } else {
-            precondition(early == whole, "a prefix decided differently from the whole buffer")
+            check(early == whole, "a prefix decided differently from the whole buffer")
         }
 
         // Pipelined heads: each must consume at least one byte and stay inside the buffer.
         var parser = RequestParser(maxHeaderBytes: 1024)
         var offset = 0
         while offset < all.count, case .head(_, let consumed) = parser.parse(UnsafeRawBufferPointer(rebasing: all[offset...])) {
-            precondition(consumed > 0 && offset + consumed <= all.count, "consumed \(consumed) at \(offset)")
+            check(consumed > 0 && offset + consumed <= all.count, "consumed \(consumed) at \(offset)")
             offset += consumed
             parser.reset()
         }
