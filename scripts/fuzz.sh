@@ -20,11 +20,14 @@ out=.build-fuzz
 mkdir -p "$out/modules" "$out/objects" "$out/bin"
 flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -enable-testing -I "$out/modules" -I Sources/CZlib)
 
-# module NAME FILES...: one instrumented object and .swiftmodule, rebuilt when a source is newer.
+# module NAME FILES...: one instrumented object and .swiftmodule, rebuilt when a source or a
+# module built before it (a possible dependency) is newer; appended to `objects`.
+objects=()
 module() {
     local name=$1; shift
     local object=$out/objects/$name.o
-    if [[ -f $object ]] && [[ -z $(find "$@" -newer "$object" 2>/dev/null) ]]; then return; fi
+    objects+=("$object")
+    if [[ -f $object ]] && [[ -z $(find "$@" "${objects[@]:0:${#objects[@]}-1}" -newer "$object" 2>/dev/null) ]]; then return; fi
     echo "fuzz.sh: compiling $name" >&2
     swiftc "${flags[@]}" -module-name "$name" -wmo -emit-module -emit-module-path "$out/modules/$name.swiftmodule" \
         -c "$@" -o "$object" 2>&1 | grep -v "^$" >&2 || true
@@ -34,7 +37,6 @@ module() {
 module CivilTime Sources/CivilTime/*.swift
 module JSONSupport Sources/JSONSupport/*.swift
 module HTTPWire Sources/HTTPWire/*.swift
-objects=("$out/objects/CivilTime.o" "$out/objects/JSONSupport.o" "$out/objects/HTTPWire.o")
 libs=(-lz)
 if [[ $target == event-batch ]]; then
     # The batch parser's files only: the rest of EventStore is disk I/O, not input parsing.
@@ -42,7 +44,6 @@ if [[ $target == event-batch ]]; then
     [[ -f $debug/Modules/Crypto.swiftmodule ]] || swift build --target Crypto >&2
     flags+=(-I "$debug/Modules" -Xcc "-fmodule-map-file=$(find .build/checkouts/swift-crypto -name module.modulemap -path '*CCryptoBoringSSL/include*' | head -1)")
     module EventStore Sources/EventStore/{BatchParser,EventBatch,EventBatchError,DedupKey,Timestamp}.swift
-    objects+=("$out/objects/EventStore.o")
     for dir in "$debug"/{Crypto,CCrypto*,CryptoBoringWrapper,CXKCP*}.build; do
         [[ -d $dir ]] && objects+=($(find "$dir" -name '*.o'))
     done
