@@ -24,8 +24,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
+        // Pure shared vocabulary: calendar arithmetic and RFC 3339 instants; the strict JSON reader.
+        .target(name: "CivilTime"),
+        .target(name: "JSONSupport"),
+
         // Pure HTTP/1.1 vocabulary: parser, serialiser, dates, ETags, ranges, preconditions, gzip.
-        .target(name: "HTTPWire", dependencies: ["CZlib"]),
+        .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime"]),
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
@@ -34,14 +38,14 @@ let package = Package(
         .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims", "Guardrails", "ModeldSigning",
+            "CLinuxShims", "CivilTime", "Guardrails", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
-            "CLinuxShims",
+            "CLinuxShims", "CivilTime", "JSONSupport",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "EgressCost"),
+        .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport"]),
         // Guarded rollouts (SPEC §11), the pure part: the guard plan, per-client running sums,
         // the sequential bound, SRM and decisions. No I/O; time is passed in.
         .target(name: "Guardrails"),
@@ -59,7 +63,7 @@ let package = Package(
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CLinuxShims",
+            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -82,12 +86,16 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // The raw-socket HTTP client every test target that talks to a server shares.
+        .target(name: "HTTPTestSupport", dependencies: ["HTTPWire"], path: "Tests/Support/HTTPTestSupport"),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
+        .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "CLinuxShims"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore"]),
-        .testTarget(name: "EgressCostTests", dependencies: ["EgressCost"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "JSONSupport"]),
+        .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
@@ -97,6 +105,6 @@ let package = Package(
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "CLinuxShims", "ModeldSigning", "ModeldClient"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient"]),
     ]
 )

@@ -1,3 +1,6 @@
+import CivilTime
+import JSONSupport
+
 /// One access-log line (SPEC §6), reduced to what the cost report needs.
 public struct AccessLogRecord: Equatable, Sendable {
     public var ts: String
@@ -25,19 +28,20 @@ public struct AccessLogRecord: Equatable, Sendable {
     /// Parses one JSON line. `ts`, `path`, `route`, `status` and `bytes` are required;
     /// unknown fields are ignored so the log can grow.
     public init(jsonLine line: some StringProtocol) throws(AccessLogError) {
-        let value: JSONValue
-        do { value = try JSONValue.parse(line) } catch { throw AccessLogError(reason: error.description) }
-        guard case .object = value else { throw AccessLogError(reason: "not a JSON object") }
+        let source = Array(line.utf8)
+        let value: JSONNode
+        do { value = try JSONReader.parse(source) } catch { throw AccessLogError(reason: error.description) }
+        guard case .object = value.value else { throw AccessLogError(reason: "not a JSON object") }
 
         func string(_ key: String, required: Bool) throws(AccessLogError) -> String? {
-            switch value[key] {
+            switch value[key]?.value {
             case .string(let s)?: return s
             case nil, .null?: if required { throw AccessLogError(reason: "'\(key)' is missing") } else { return nil }
             default: throw AccessLogError(reason: "'\(key)' must be a string")
             }
         }
         func integer(_ key: String) throws(AccessLogError) -> Int64 {
-            guard case .number(let n)? = value[key], let i = Int64(n), i >= 0 else {
+            guard let n = value[key], case .number = n.value, let i = Int64(n.literal(in: source)), i >= 0 else {
                 throw AccessLogError(reason: "'\(key)' must be a non-negative integer")
             }
             return i
@@ -53,21 +57,15 @@ public struct AccessLogRecord: Equatable, Sendable {
         guard (100...999).contains(status) else { throw AccessLogError(reason: "'status' must be an HTTP status") }
         self.status = Int(status)
         bytes = try integer("bytes")
-        range = value["range"] == .bool(true)
-        if case .number(let n)? = value["duration_ms"] { durationMs = Double(n) } else { durationMs = nil }
+        range = value["range"]?.value.boolValue == true
+        durationMs = value["duration_ms"]?.value.numberValue
         modelID = try string("model_id", required: false)
         sdk = try string("sdk", required: false)
         instance = try string("instance", required: false)
     }
 
-    /// True for `YYYY-MM-DD` with plausible month and day.
-    public static func isDay(_ s: some StringProtocol) -> Bool {
-        let c = Array(s.utf8)
-        guard c.count == 10, c[4] == UInt8(ascii: "-"), c[7] == UInt8(ascii: "-") else { return false }
-        for i in [0, 1, 2, 3, 5, 6, 8, 9] where !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c[i]) { return false }
-        let month = Int(c[5] - 48) * 10 + Int(c[6] - 48), day = Int(c[8] - 48) * 10 + Int(c[9] - 48)
-        return (1...12).contains(month) && (1...31).contains(day)
-    }
+    /// True for a real calendar day `YYYY-MM-DD`.
+    public static func isDay(_ s: some StringProtocol) -> Bool { RFC3339.parseDay(s) != nil }
 }
 
 /// An access-log line that is not a record; the CLI adds file and line.

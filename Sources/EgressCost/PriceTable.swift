@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// How bytes become billed GB.
 public enum GBUnit: String, CaseIterable, Sendable {
     /// Each provider's own unit (`gb_bytes` in pricing.json): what its invoice shows.
@@ -106,17 +108,18 @@ public struct PriceTable: Equatable, Sendable {
 
     /// Parses the pricing file format documented in docs/decisions/cost.md.
     public static func parse(json text: String) throws(PricingError) -> PriceTable {
-        let root: JSONValue
-        do { root = try JSONValue.parse(text) } catch { throw PricingError(message: "pricing file: \(error)") }
-        guard case .array(let list)? = root["providers"] else {
+        let source = Array(text.utf8)
+        let root: JSONNode
+        do { root = try JSONReader.parse(source) } catch { throw PricingError(message: "pricing file: \(error)") }
+        guard case .array(let list)? = root["providers"]?.value else {
             throw PricingError(message: "pricing file: 'providers' must be an array")
         }
         var providers: [ProviderPricing] = []
         for (i, entry) in list.enumerated() {
-            guard case .string(let id)? = entry["id"], !id.isEmpty else {
+            guard case .string(let id)? = entry["id"]?.value, !id.isEmpty else {
                 throw PricingError(message: "pricing file: providers[\(i)]: field 'id' is missing or not a string")
             }
-            let p = try ProviderReader(id: id, entry: entry).read()
+            let p = try ProviderReader(id: id, entry: entry, source: source).read()
             guard !providers.contains(where: { $0.id == id }) else {
                 throw PricingError(message: "pricing file: provider '\(id)' appears twice")
             }
@@ -127,42 +130,46 @@ public struct PriceTable: Equatable, Sendable {
     }
 }
 
-/// Reads one provider entry; every error names the provider and the field.
+/// Reads one provider entry; every error names the provider and the field. Prices and counts
+/// are read from their literal text in `source`, exactly.
 private struct ProviderReader {
     let id: String
-    let entry: JSONValue
+    let entry: JSONNode
+    let source: [UInt8]
 
     func fail(_ field: String, _ problem: String) -> PricingError {
         PricingError(message: "pricing file: provider '\(id)': field '\(field)' \(problem)")
     }
 
-    func value(_ v: JSONValue?, _ field: String) throws(PricingError) -> JSONValue {
-        guard let v, v != .null else { throw fail(field, "is missing or null") }
+    func value(_ v: JSONNode?, _ field: String) throws(PricingError) -> JSONNode {
+        guard let v, !v.isNull else { throw fail(field, "is missing or null") }
         return v
     }
 
-    func string(_ v: JSONValue?, _ field: String) throws(PricingError) -> String {
-        guard case .string(let s) = try value(v, field) else { throw fail(field, "must be a string") }
+    func string(_ v: JSONNode?, _ field: String) throws(PricingError) -> String {
+        guard case .string(let s) = try value(v, field).value else { throw fail(field, "must be a string") }
         return s
     }
 
-    func rate(_ v: JSONValue?, _ field: String) throws(PricingError) -> Rate {
-        guard case .number(let n) = try value(v, field), let r = Rate(decimal: n) else {
+    func rate(_ v: JSONNode?, _ field: String) throws(PricingError) -> Rate {
+        let v = try value(v, field)
+        guard case .number = v.value, let r = Rate(decimal: v.literal(in: source)) else {
             throw fail(field, "must be a non-negative decimal price with at most 9 decimals")
         }
         return r
     }
 
-    func integer(_ v: JSONValue?, _ field: String) throws(PricingError) -> Int64 {
-        guard case .number(let n) = try value(v, field), let i = Int64(n), i >= 0 else {
+    func integer(_ v: JSONNode?, _ field: String) throws(PricingError) -> Int64 {
+        let v = try value(v, field)
+        guard case .number = v.value, let i = Int64(v.literal(in: source)), i >= 0 else {
             throw fail(field, "must be a non-negative whole number")
         }
         return i
     }
 
-    func counts(_ v: JSONValue?, _ field: String) throws(PricingError) -> [String: Int64] {
+    func counts(_ v: JSONNode?, _ field: String) throws(PricingError) -> [String: Int64] {
         guard let v else { return [:] }
-        guard case .object(let members) = v else { throw fail(field, "must be an object of request kind → count") }
+        guard case .object(let members) = v.value else { throw fail(field, "must be an object of request kind → count") }
         var out: [String: Int64] = [:]
         for (kind, n) in members { out[kind] = try integer(n, "\(field).\(kind)") }
         return out
@@ -172,19 +179,19 @@ private struct ProviderReader {
         let gbBytes = try integer(entry["gb_bytes"], "gb_bytes")
         guard gbBytes == 1_000_000_000 || gbBytes == 1 << 30 else { throw fail("gb_bytes", "must be 1000000000 or 1073741824") }
 
-        guard case .array(let tierList) = try value(entry["egress_tiers"], "egress_tiers") else {
+        guard case .array(let tierList) = try value(entry["egress_tiers"], "egress_tiers").value else {
             throw fail("egress_tiers", "must be an array")
         }
         var tiers: [TierSchedule.Tier] = []
         for (i, t) in tierList.enumerated() {
-            let bound: Int64? = t["up_to_gb"] == .null || t["up_to_gb"] == nil ? nil : try integer(t["up_to_gb"], "egress_tiers[\(i)].up_to_gb")
+            let bound: Int64? = t["up_to_gb"]?.isNull ?? true ? nil : try integer(t["up_to_gb"], "egress_tiers[\(i)].up_to_gb")
             tiers.append(.init(upToGB: bound, perGB: try rate(t["usd_per_gb"], "egress_tiers[\(i)].usd_per_gb")))
         }
         guard let schedule = TierSchedule(tiers) else {
             throw fail("egress_tiers", "must be non-empty with increasing up_to_gb and only the last one open (null)")
         }
 
-        guard case .object(let requestMembers) = try value(entry["request_prices"], "request_prices") else {
+        guard case .object(let requestMembers) = try value(entry["request_prices"], "request_prices").value else {
             throw fail("request_prices", "must be an object keyed by request kind")
         }
         var requests: [String: RequestPrice] = [:]
@@ -194,24 +201,24 @@ private struct ProviderReader {
             requests[kind] = RequestPrice(
                 perMillion: try rate(r["usd_per_million"], "request_prices.\(kind).usd_per_million"),
                 billingUnit: unit,
-                roundsUpToBillingUnit: r["round_up_to_billing_unit"] == .bool(true))
+                roundsUpToBillingUnit: r["round_up_to_billing_unit"]?.value.boolValue == true)
         }
         guard requests[ProviderPricing.readKind] != nil else {
             throw fail("request_prices.read.usd_per_million", "is missing or null (write 0 when reads are free)")
         }
 
-        let free = entry["free_tier"] ?? .object([:])
+        let free = entry["free_tier"]
         let freeTier = FreeTier(
-            egressGB: free["egress_gb_per_month"] == nil ? 0 : try integer(free["egress_gb_per_month"], "free_tier.egress_gb_per_month"),
-            requestsPerMonth: try counts(free["requests_per_month"], "free_tier.requests_per_month"),
-            requestsPerDay: try counts(free["requests_per_day"], "free_tier.requests_per_day"))
+            egressGB: free?["egress_gb_per_month"] == nil ? 0 : try integer(free?["egress_gb_per_month"], "free_tier.egress_gb_per_month"),
+            requestsPerMonth: try counts(free?["requests_per_month"], "free_tier.requests_per_month"),
+            requestsPerDay: try counts(free?["requests_per_day"], "free_tier.requests_per_day"))
 
         // Storage is optional (a CDN stores nothing), but when present it must be a price.
         let storage: Rate? = entry["storage_usd_per_gb_month"] == nil ? nil : try rate(entry["storage_usd_per_gb_month"], "storage_usd_per_gb_month")
         let fixed = entry["fixed_monthly_usd"] == nil ? Rate(nanoUSD: 0) : try rate(entry["fixed_monthly_usd"], "fixed_monthly_usd")
         guard fixed.nanoUSD % 10_000_000 == 0 else { throw fail("fixed_monthly_usd", "must be whole cents") }
 
-        guard case .bool(let verified) = try value(entry["verified"], "verified") else { throw fail("verified", "must be true or false") }
+        guard case .bool(let verified) = try value(entry["verified"], "verified").value else { throw fail("verified", "must be true or false") }
 
         return ProviderPricing(
             id: id, name: try string(entry["name"], "name"), gbBytes: gbBytes, egress: schedule, requests: requests,

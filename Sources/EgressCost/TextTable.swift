@@ -71,7 +71,7 @@ extension String {
 }
 
 /// Human-readable byte counts in SI units (the unit the SIZE argument defaults to).
-enum ByteFormat {
+public enum ByteFormat {
     static func human(_ bytes: Int64) -> String {
         let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"]
         var scale: Int64 = 1
@@ -87,7 +87,7 @@ enum ByteFormat {
     }
 
     /// Thousands separators: 5000000 → 5,000,000.
-    static func grouped(_ n: Int64) -> String {
+    public static func grouped(_ n: Int64) -> String {
         let digits = Array(String(n))
         var out = ""
         for (i, d) in digits.enumerated() {

@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// Validates an event upload body (SPEC §4.2) without I/O. The batch is validated whole: the
 /// first failure is returned and nothing of the batch is kept.
 public enum BatchParser {

@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// A rejected batch, shaped for SPEC §10's `{"error": code, "message": message}` answer.
 public struct EventBatchError: Error, Equatable, Sendable {
     public let status: Int

@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// Outcome rates per group with 95% Wilson score intervals (SPEC §7.3): how a challenger model
 /// compares with the baseline.
 public struct OutcomeStats {

@@ -1,3 +1,4 @@
+import JSONSupport
 #if canImport(Glibc)
 import Glibc
 #endif

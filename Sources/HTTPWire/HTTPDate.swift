@@ -1,3 +1,5 @@
+import CivilTime
+
 // IMF-fixdate (RFC 9110 §5.6.7): formatting for Date/Last-Modified, parsing of the three
 // accepted forms for If-Modified-Since and friends. Pure arithmetic: no DateFormatter, no locale.
 
@@ -7,14 +9,14 @@ public enum HTTPDate {
 
     /// "Sun, 06 Nov 1994 08:49:37 GMT" for whole seconds since the Unix epoch.
     public static func format(epochSeconds: Int64) -> String {
-        let days = floorDiv(epochSeconds, 86_400)
+        let days = floorDivide(epochSeconds, 86_400)
         let secs = epochSeconds - days * 86_400
-        let (y, m, d) = civil(fromDays: days)
+        let date = CivilDate(daysSinceEpoch: days)
         let wd = Int(((days % 7) + 7) % 7)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var year = "\(y)"
+        var year = "\(date.year)"
         while year.count < 4 { year = "0" + year }
-        return "\(dayNames[wd]), \(two(d)) \(monthNames[Int(m) - 1]) \(year) \(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60)) GMT"
+        return "\(dayNames[wd]), \(two(date.day)) \(monthNames[Int(date.month) - 1]) \(year) \(two(secs / 3600)):\(two(secs / 60 % 60)):\(two(secs % 60)) GMT"
     }
 
     /// Seconds since the epoch, or nil when the text is none of IMF-fixdate, RFC 850 or asctime.
@@ -36,32 +38,8 @@ public enum HTTPDate {
         let hms = t.split(separator: ":").map { Int64($0) }
         guard hms.count == 3, let h = hms[0], let mi = hms[1], let s = hms[2],
               (0...23).contains(h), (0...59).contains(mi), (0...60).contains(s) else { return nil }
-        return days(fromCivil: y, Int64(m), d) * 86_400 + h * 3600 + mi * 60 + s
+        return CivilDate(year: y, month: Int64(m), day: d).daysSinceEpoch * 86_400 + h * 3600 + mi * 60 + s
     }
 
     private static func monthIndex(_ s: String) -> Int? { monthNames.firstIndex(of: s).map { $0 + 1 } }
-
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
-
-    // Howard Hinnant's days_from_civil / civil_from_days.
-    static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = floorDiv(y, 400)
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = floorDiv(z, 146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (m <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, m, d)
-    }
 }

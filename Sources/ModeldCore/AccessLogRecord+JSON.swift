@@ -1,5 +1,6 @@
 // Hand-rolled JSON serialisation of a record: one object and a newline, appended to a reused
 // byte buffer (no JSONEncoder or formatter per record).
+import CivilTime
 
 extension AccessLogRecord {
     /// Appends `{"ts":…,…,"instance":…}\n`. Optional fields are left out when nil.
@@ -58,52 +59,11 @@ extension AccessLogRecord {
         let micros = value.isFinite && value > 0 ? Int64(min(value * 1_000, 9e15).rounded()) : 0
         out.append(contentsOf: String(micros / 1_000).utf8)
         out.append(UInt8(ascii: "."))
-        appendPadded(Int(micros % 1_000), width: 3, to: &out)
+        RFC3339.appendPadded(micros % 1_000, width: 3, to: &out)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ` (RFC 3339, UTC).
     static func appendTimestamp(_ milliseconds: Int64, to out: inout [UInt8]) {
-        let seconds = floorDiv(milliseconds, 1_000)
-        let millis = milliseconds - seconds * 1_000
-        let days = floorDiv(seconds, 86_400)
-        let secondsOfDay = seconds - days * 86_400
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
-        appendPadded(Int(year), width: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendPadded(month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        appendPadded(day, width: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        appendPadded(Int(secondsOfDay / 3_600), width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendPadded(Int(secondsOfDay / 60 % 60), width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        appendPadded(Int(secondsOfDay % 60), width: 2, to: &out)
-        out.append(UInt8(ascii: "."))
-        appendPadded(Int(millis), width: 3, to: &out)
-        out.append(UInt8(ascii: "Z"))
-    }
-
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        a >= 0 ? a / b : (a - b + 1) / b
-    }
-
-    /// Howard Hinnant's days → civil date (proleptic Gregorian).
-    private static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = daysSinceEpoch + 719_468
-        let era = floorDiv(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = Int(dayOfYear - (153 * monthIndex + 2) / 5 + 1)
-        let month = Int(monthIndex < 10 ? monthIndex + 3 : monthIndex - 9)
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func appendPadded(_ value: Int, width: Int, to out: inout [UInt8]) {
-        let digits = String(value).utf8
-        if digits.count < width { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits.count)) }
-        out.append(contentsOf: digits)
+        RFC3339.append(milliseconds: milliseconds, to: &out)
     }
 }

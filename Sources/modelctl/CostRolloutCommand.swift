@@ -108,21 +108,10 @@ struct CostRolloutCommand: ParsableCommand {
     static func header(_ e: Estimate, release r: Subject, installs: Int64) -> String {
         var line = "Release \(r.id)"
         if !r.label.isEmpty { line += " (\(r.label))" }
-        line += ": \(grouped(r.size)) bytes\(r.isMixMean ? " per download (device mix)" : ""), rollout \(r.rolloutPercent)%"
+        line += ": \(ByteFormat.grouped(r.size)) bytes\(r.isMixMean ? " per download (device mix)" : ""), rollout \(r.rolloutPercent)%"
         if !r.state.isEmpty, r.state != "active" { line += ", \(r.state)" }
-        line += " of \(grouped(installs)) installs = \(grouped(e.inputs.downloads)) downloads\n"
+        line += " of \(ByteFormat.grouped(installs)) installs = \(ByteFormat.grouped(e.inputs.downloads)) downloads\n"
         return line
-    }
-
-    /// Thousands separators: 5000000 → 5,000,000.
-    static func grouped(_ n: Int64) -> String {
-        let digits = Array(String(n))
-        var out = ""
-        for (i, d) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(d)
-        }
-        return out
     }
 
     /// `cost estimate`'s JSON with the release and the rollout's installs in front

@@ -1,15 +1,18 @@
 import Foundation
+import JSONSupport
 import Testing
 @testable import EgressCost
 
 struct PriceTableTests {
+    /// One provider; an override replaces the base member of the same name (duplicate keys are an error).
     static func provider(_ overrides: String = "", tiers: String = #"[{"up_to_gb": 10240, "usd_per_gb": 0.09}, {"up_to_gb": null, "usd_per_gb": 0.085}]"#) -> String {
-        """
-        {"providers": [{"id": "aws-s3", "name": "S3", "gb_bytes": 1073741824, "egress_tiers": \(tiers),
-          "request_prices": {"read": {"usd_per_million": 0.40, "billing_unit": 1000}},
-          "free_tier": {"egress_gb_per_month": 100, "requests_per_day": {"read": 2500}},
-          "verified": true, "source": "s", "as_of": "2026-07-30"\(overrides)}]}
-        """
+        let base = [("id", #""aws-s3""#), ("name", #""S3""#), ("gb_bytes", "1073741824"), ("egress_tiers", tiers),
+                    ("request_prices", #"{"read": {"usd_per_million": 0.40, "billing_unit": 1000}}"#),
+                    ("free_tier", #"{"egress_gb_per_month": 100, "requests_per_day": {"read": 2500}}"#),
+                    ("verified", "true"), ("source", #""s""#), ("as_of", #""2026-07-30""#)]
+        let replaced = overrides.split(separator: "\"").dropFirst().first.map(String.init)
+        let members = base.filter { $0.0 != replaced }.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ")
+        return #"{"providers": [{"# + members + overrides + "}]}"
     }
 
     static func message(_ json: String) -> String? {
@@ -78,11 +81,19 @@ struct PriceTableTests {
         (#"{"a":01}"#, false), (#"[1,]"#, false), (#"{"a":1} x"#, false), (#""\ud83d\ude00""#, true), ("\"a\tb\"", false),
     ])
     func json_reader(_ text: String, _ valid: Bool) {
-        #expect(((try? JSONValue.parse(text)) != nil) == valid)
+        #expect(((try? JSONReader.parse(Array(text.utf8))) != nil) == valid)
     }
 
     @Test func json_readerKeepsNumberText() throws {
-        #expect(try JSONValue.parse(#"{"p":0.0004}"#)["p"] == .number("0.0004"))
-        #expect(try JSONValue.parse(#""\ud83d\ude00""#) == .string("😀"))
+        let source = Array(#"{"p":0.0004}"#.utf8)
+        #expect(try JSONReader.parse(source)["p"]?.literal(in: source) == "0.0004")
+        #expect(try JSONReader.parse(Array(#""\ud83d\ude00""#.utf8)).value.stringValue == "😀")
+    }
+
+    @Test func pricing_duplicateKeyIsAnError() {
+        let text = #"{"providers":[],"providers":[]}"#
+        #expect(throws: PricingError(message: #"pricing file: invalid JSON at byte 16: duplicate key "providers""#)) {
+            try PriceTable.parse(json: text)
+        }
     }
 }

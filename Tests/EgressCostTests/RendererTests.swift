@@ -1,3 +1,4 @@
+import JSONSupport
 import Testing
 @testable import EgressCost
 
@@ -6,20 +7,20 @@ struct RendererTests {
         EstimateInputs(downloads: 5_000_000, sizeBytes: 1_000_000, freeTier: false, gbUnit: .si), providers: Fixtures.all)
 
     @Test func estimateJSON_hasSpecShapeWithNumbers_SPEC7_2() throws {
-        let json = try JSONValue.parse(EstimateRenderer.json(Self.estimate))
-        #expect(json["inputs"]?["downloads"] == .number("5000000"))
-        #expect(json["inputs"]?["size_bytes"] == .number("1000000"))
-        guard case .array(let providers)? = json["providers"] else { Issue.record("providers"); return }
+        let json = try Parsed(EstimateRenderer.json(Self.estimate))
+        #expect(json.text(json.root["inputs"]?["downloads"]) == "5000000")
+        #expect(json.text(json.root["inputs"]?["size_bytes"]) == "1000000")
+        guard case .array(let providers)? = json.root["providers"]?.value else { Issue.record("providers"); return }
         #expect(providers.count == 3)
-        let s3 = try #require(providers.first { $0["id"] == .string("aws-s3") })
-        #expect(s3["name"] == .string("Amazon S3"))
-        #expect(s3["egress_gb"] == .number("5000"))
-        #expect(s3["egress_usd"] == .number("450.00"))
-        #expect(s3["requests_usd"] == .number("2.00"))
-        #expect(s3["total_usd"] == .number("452.00"))
-        #expect(s3["as_of"] == .string("2026-07-30"))
-        #expect(s3["verified"] == .bool(true))
-        #expect(providers[0]["id"] == .string("cloudflare-r2"))   // cheapest first
+        let s3 = try #require(providers.first { $0["id"]?.value.stringValue == "aws-s3" })
+        #expect(s3["name"]?.value.stringValue == "Amazon S3")
+        #expect(json.text(s3["egress_gb"]) == "5000")
+        #expect(json.text(s3["egress_usd"]) == "450.00")
+        #expect(json.text(s3["requests_usd"]) == "2.00")
+        #expect(json.text(s3["total_usd"]) == "452.00")
+        #expect(s3["as_of"]?.value.stringValue == "2026-07-30")
+        #expect(s3["verified"]?.value.boolValue == true)
+        #expect(providers[0]["id"]?.value.stringValue == "cloudflare-r2")   // cheapest first
     }
 
     @Test func estimateCSV_headerAndRows_SPEC7_2() {
@@ -62,14 +63,14 @@ struct RendererTests {
     }
 
     @Test func reportJSON_parsesWithTotalsAndProjection_SPEC7_2() throws {
-        let json = try JSONValue.parse(ReportRenderer.json(Self.summary))
-        #expect(json["totals"]?["bytes"] == .number("7315"))
-        #expect(json["not_modified"]?["bytes_saved"] == .number("6300"))
-        #expect(json["range_resumes"]?["count"] == .number("1"))
-        #expect(json["projection"]?["monthly_bytes"] == .number("109725"))
-        #expect(json["period"]?["covered_days"] == .number("2"))
-        guard case .array(let days)? = json["by_day"] else { Issue.record("by_day"); return }
-        #expect(days.first?["day"] == .string("2026-11-01"))
+        let json = try Parsed(ReportRenderer.json(Self.summary))
+        #expect(json.text(json.root["totals"]?["bytes"]) == "7315")
+        #expect(json.text(json.root["not_modified"]?["bytes_saved"]) == "6300")
+        #expect(json.text(json.root["range_resumes"]?["count"]) == "1")
+        #expect(json.text(json.root["projection"]?["monthly_bytes"]) == "109725")
+        #expect(json.text(json.root["period"]?["covered_days"]) == "2")
+        guard case .array(let days)? = json.root["by_day"]?.value else { Issue.record("by_day"); return }
+        #expect(days.first?["day"]?.value.stringValue == "2026-11-01")
     }
 
     @Test func reportCSV_sectionsShareOneHeader() {
@@ -94,4 +95,15 @@ struct ChartScaleTests {
     func chart_axisMaxIsRound(_ value: Int64, _ axis: Int64) {
         #expect(ReportRenderer.niceCeiling(value) == axis)
     }
+}
+
+/// A rendered JSON document with its bytes, so numbers are checked as the exact text written.
+private struct Parsed {
+    let bytes: [UInt8]
+    let root: JSONNode
+    init(_ text: String) throws {
+        bytes = Array(text.utf8)
+        root = try JSONReader.parse(bytes)
+    }
+    func text(_ node: JSONNode?) -> String? { node?.literal(in: bytes) }
 }

@@ -1,4 +1,5 @@
 @testable import EventStore
+import JSONSupport
 import Testing
 
 @Suite struct BatchParserTests {
@@ -76,27 +77,6 @@ import Testing
         #expect(try parseBatch(bytes(#"{"batch_id":"b","events":[]}"#), query: "q").clientID == "q")
         #expect(try parseBatch(bytes(#"{"batch_id":"b","client_id":"body","events":[]}"#), query: "q").clientID == "body")
         #expect(try parseBatch(bytes(#"{"batch_id":"b","events":[]}"#), query: "q").dedupKey == DedupKey(clientID: "q", batchID: "b"))
-    }
-
-    @Test func json_strictRFC8259() {
-        for bad in ["", " ", "01", "1.", "-", "+1", "[1,]", "{\"a\"}", "\"\\x\"", "\"\\ud800\"", "\"\u{1}\"", "tru", "[\"a\" \"b\"]",
-                    "\u{FEFF}{}", String(repeating: "[", count: 65) + String(repeating: "]", count: 65)] {
-            #expect(throws: JSONReader.Failure.self, "\(bad)") { try JSONReader.parse(bytes(bad)) }
-        }
-        #expect(throws: JSONReader.Failure.self) { try JSONReader.parse([0x22, 0xFF, 0x22]) }
-        let many = (0..<40).map { #""k\#($0)":1"# }
-        #expect(throws: JSONReader.Failure(offset: 311, reason: #"duplicate key "k3""#)) {
-            try JSONReader.parse(bytes("{" + (many + [#""k3":2"#]).joined(separator: ",") + "}"))
-        }
-        #expect(throws: JSONReader.Failure(offset: 36, reason: #"duplicate key "k3""#)) {
-            try JSONReader.parse(bytes("{" + (many.prefix(5) + [#""k3":2"#]).joined(separator: ",") + "}"))
-        }
-        let node = try? JSONReader.parse(bytes(#" {"a":[1,-0.5e+2,true,false,null,"\u00e9\ud83d\ude00\n\"/"]} "#))
-        guard case .object(let m)? = node?.value, case .array(let a) = m[0].node.value else { Issue.record("not parsed"); return }
-        #expect(a.count == 6)
-        #expect(a[1].value.numberValue == -50)
-        #expect(a[5].value.stringValue == "é😀\n\"/")
-        #expect(node?.range == 1..<60)
     }
 
     @Test func batch_spliceKeepsUnknownFieldsVerbatim_SPEC5() throws {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import EventStore
+import JSONSupport
 import Testing
 
 @Suite(.serialized) struct ExportStatsTests {

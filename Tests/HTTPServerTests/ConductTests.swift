@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import HTTPServer
+import HTTPTestSupport
 import HTTPWire
 import Testing
 

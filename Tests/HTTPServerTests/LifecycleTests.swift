@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import HTTPTestSupport
 import HTTPWire
 import Testing
 
@@ -23,16 +24,16 @@ extension ServerSuites {
         #expect(statvfs("/tmp", &fs) == 0)
         let free = Int64(fs.f_bavail) * Int64(fs.f_frsize)
         guard free > 256 << 20 else {
-            throw RawClient.ClientError("only \(free) bytes free in /tmp: the sparse-file tests need 256 MiB of headroom")
+            throw RawClientError("only \(free) bytes free in /tmp: the sparse-file tests need 256 MiB of headroom")
         }
         let path = "/tmp/modeld-engine-sparse-\(getpid()).bin"
         let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw RawClient.ClientError("cannot create \(path)") }
+        guard fd >= 0 else { throw RawClientError("cannot create \(path)") }
         defer { close(fd) }
-        guard ftruncate(fd, off_t(bigSize)) == 0 else { throw RawClient.ClientError("ftruncate failed: errno \(errno)") }
+        guard ftruncate(fd, off_t(bigSize)) == 0 else { throw RawClientError("ftruncate failed: errno \(errno)") }
         for (offset, bytes) in marks {
             let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress!, bytes.count, off_t(offset)) }
-            guard n == bytes.count else { throw RawClient.ClientError("pwrite failed") }
+            guard n == bytes.count else { throw RawClientError("pwrite failed") }
         }
         return path
     }

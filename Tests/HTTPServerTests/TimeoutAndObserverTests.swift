@@ -1,5 +1,6 @@
 import Glibc
 import HTTPServer
+import HTTPTestSupport
 import HTTPWire
 import Synchronization
 import Testing

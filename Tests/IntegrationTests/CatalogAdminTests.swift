@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// The admin API of the real server (SPEC §7.1, §10): authentication, conflicts, verification,
@@ -88,14 +89,14 @@ import Testing
                 "Content-Length: \(length)\r\n" + (expect ? "Expect: 100-continue\r\n" : "") + "\r\n"
         }
         // A 5 GB Content-Length and not one body byte sent: the 413 must still arrive.
-        let c1 = try RawHTTPConnection(port: fx.server.port)
+        let c1 = try RawClient(port: fx.server.port)
         try c1.send(head(5_000_000_000, false))
         let r1 = try c1.readResponse()
-        #expect(r1.head.status == 413)
+        #expect(r1.status == 413)
         #expect(String(decoding: r1.body, as: UTF8.self).contains("body_too_large"))
 
         // With Expect: the final 413 instead of 100 Continue.
-        let c2 = try RawHTTPConnection(port: fx.server.port)
+        let c2 = try RawClient(port: fx.server.port)
         try c2.send(head(1001, true))
         let h2 = try c2.readHead()
         #expect(h2.status == 413)
@@ -115,20 +116,20 @@ import Testing
     @Test func expect100Continue_isAnsweredBeforeTheBody_SPEC7_1() throws {
         let fx = try CatalogFixture()
         let body = Array("tiny model bytes".utf8)
-        let c = try RawHTTPConnection(port: fx.server.port)
+        let c = try RawClient(port: fx.server.port)
         try c.send("POST \(Self.publishPath) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fx.server.token)\r\n" +
                    "Content-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n")
         let interim = try c.readHead()
         #expect(interim.status == 100, "100 Continue before any body byte")
         try c.send(body)
         let final = try c.readResponse()
-        #expect(final.head.status == 201)
+        #expect(final.status == 201)
         let release = try #require(try JSONSerialization.jsonObject(with: Data(final.body)) as? [String: Any])
         #expect(release["size"] as? Int == body.count)
         #expect(release["sha256"] as? String == (try SHA256Sum.of(Data(body))))
 
         // Wrong token with Expect: the final 401, never a 100.
-        let w = try RawHTTPConnection(port: fx.server.port)
+        let w = try RawClient(port: fx.server.port)
         try w.send("POST \(Self.publishPath) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer wrong\r\n" +
                    "Content-Length: 1000000\r\nExpect: 100-continue\r\n\r\n")
         #expect(try w.readHead().status == 401)

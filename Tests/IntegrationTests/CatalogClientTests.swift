@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// The client side of the catalog through the real binaries: publish with `modelctl`, check and
@@ -103,13 +104,13 @@ import Testing
 
         // No body after a HEAD head (curl -I cannot show it): on one keep-alive connection the
         // next bytes after each HEAD response head are the following response's status line.
-        let c = try RawHTTPConnection(port: fx.server.port)
+        let c = try RawClient(port: fx.server.port)
         for path in ["/latest?sdk=1.0", "/models/\(fileName)"] {
             try c.send("HEAD \(path) HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             let h = try c.readHead()
-            #expect(h.status == 200 && Int(h.headers["content-length"] ?? "0")! > 0)
+            #expect(h.status == 200 && Int(h.headers["Content-Length"] ?? "0")! > 0)
             let next = try c.readResponse()
-            #expect(next.head.status == 200 && String(decoding: next.body, as: UTF8.self).contains("ok"), "\(path)")
+            #expect(next.status == 200 && String(decoding: next.body, as: UTF8.self).contains("ok"), "\(path)")
         }
     }
 

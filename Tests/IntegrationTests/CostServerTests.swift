@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -66,52 +67,15 @@ import Glibc
     /// A GET on a raw socket with a small receive buffer that reads `keep` body bytes, then
     /// closes: the server's write fails part-way. Returns body bytes received and Content-Length.
     func abortedDownload(port: Int, path: String, keep: Int) throws -> (received: Int, contentLength: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var small: Int32 = 16 * 1024
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0, "connect: errno \(errno)")
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-        try #require(request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } == request.count)
-
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        var head = [UInt8]()
-        var body = 0
-        var contentLength = -1
-        while body < keep {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            try #require(n > 0, "recv: \(n) errno \(errno) after \(body) body bytes")
-            if contentLength < 0 {
-                head += buffer[0..<n]
-                guard let end = Self.headerEnd(head) else { continue }
-                let text = String(decoding: head[0..<end], as: UTF8.self)
-                try #require(text.hasPrefix("HTTP/1.1 200"), "\(text)")
-                let line = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                contentLength = Int(line?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
-                body = head.count - end - 4
-            } else {
-                body += n
-            }
-        }
-        return (body, contentLength)
-    }
-
-    static func headerEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
-            return i
-        }
-        return nil
+        let client = try RawClient(port: port, receiveBuffer: 16 * 1024)
+        defer { client.close() }
+        try client.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let head = try client.readHead()
+        try #require(head.status == 200, "status \(head.status)")
+        let contentLength = try #require(head.headers["Content-Length"].flatMap { Int($0) }, "no Content-Length")
+        let received = client.read(atLeast: keep)
+        try #require(received >= keep, "connection ended after \(received) body bytes")
+        return (received, contentLength)
     }
 
     /// Every record in the server's access log(s), parsed independently of EgressCost.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import HTTPWire
 import Testing
 
@@ -27,20 +28,8 @@ enum HTTPClientError: Error, CustomStringConvertible {
 enum EventsHTTP {
     static func request(_ port: Int, _ method: String, _ target: String, headers: [(String, String)] = [],
                         body: [UInt8] = [], timeout: Int = 10, beforeLastByte: (() -> Void)? = nil) throws -> HTTPReply {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HTTPClientError.io("socket: errno \(errno)") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { throw HTTPClientError.io("connect: errno \(errno)") }
+        let client = try RawClient(port: port, timeoutSeconds: timeout)
+        let fd = client.fd
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (n, v) in headers { head += "\(n): \(v)\r\n" }
         if method == "POST" || method == "PUT" || !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
@@ -57,16 +46,10 @@ enum EventsHTTP {
             if n <= 0 { break }
             sent += n
         }
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 { data += buffer[0..<n]; continue }
-            if n == 0 { break }
-            if errno == EINTR { continue }
-            if errno == ECONNRESET, !data.isEmpty { break }
-            throw HTTPClientError.io("recv: errno \(errno) after \(data.count) bytes")
-        }
+        // Everything until the server closes; a reset after the answer (the server refused the
+        // rest of the body) still leaves the answer.
+        let data = client.readToEnd()
+        guard !data.isEmpty else { throw HTTPClientError.io("no answer: errno \(errno)") }
         return try parse(data)
     }
 

@@ -1,14 +1,15 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// The guard evaluator through the real binaries (SPEC §11.4, issue #11 item 6): simulated
 /// clients post outcome events over HTTP; the server itself judges and acts.
 @Suite(.serialized) final class GuardEvaluatorTests {
-    private func post(_ c: RawHTTPConnection, _ path: String, _ body: String) throws -> [String: Any] {
+    private func post(_ c: RawClient, _ path: String, _ body: String) throws -> [String: Any] {
         try c.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        let (head, bytes) = try c.readResponse()
-        try #require(head.status == 200, "\(path) → \(head.status) \(String(decoding: bytes, as: UTF8.self))")
-        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let response = try c.readResponse()
+        try #require(response.status == 200, "\(path) → \(response.status) \(response.text)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }
 
     /// `clients` simulated clients over one keep-alive connection: each checks for an update,
@@ -18,7 +19,7 @@ import Testing
                           dropsReport: (_ client: Int, _ onChallenger: Bool) -> Bool = { _, _ in false },
                           rate: (Bool) -> Double) throws -> [String] {
         var random = SeededGenerator(state: seed)
-        let connection = try RawHTTPConnection(port: fx.server.port)
+        let connection = try RawClient(port: fx.server.port)
         var onChallenger: [String] = []
         for i in 0..<clients {
             let client = "client-\(i)"

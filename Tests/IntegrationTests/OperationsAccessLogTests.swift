@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPTestSupport
 import Testing
 
 /// SPEC §6 access log of the real binary: one JSON object per request with the §6 fields, and
@@ -39,7 +40,14 @@ import Testing
             #expect((line["instance"] as? String)?.hasPrefix("it-") == true)
         }
         guard lines.count == 5 else { return }
-        let (latest, range, head, health, other) = (lines[0], lines[1], lines[2], lines[3], lines[4])
+        // Found by request, not by position: a record is written when its exchange ends, and the
+        // next request (on another loop thread) may finish first.
+        func line(_ method: String, _ path: String) -> [String: Any] {
+            lines.first { $0["method"] as? String == method && $0["path"] as? String == path } ?? [:]
+        }
+        let modelPath = "/models/\(Self.demoFile)"
+        let (latest, range, head) = (line("GET", "/latest"), line("GET", modelPath), line("HEAD", modelPath))
+        let (health, other) = (line("GET", "/healthz"), line("GET", "/no/such"))
         #expect(latest["route"] as? String == "latest" && latest["path"] as? String == "/latest")
         #expect(latest["sdk"] as? String == "2.3" && latest["status"] as? Int == 200)
         #expect((latest["bytes"] as? Int ?? 0) > 0 && latest["range"] as? Bool == false)

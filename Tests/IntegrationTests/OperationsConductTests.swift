@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPTestSupport
 import Testing
 
 /// SPEC §10 end to end: raw bytes against the real binary. Protocol errors answer JSON with

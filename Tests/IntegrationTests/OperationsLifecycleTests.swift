@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPTestSupport
 import Testing
 
 /// SPEC §8 signals on the real binary: SIGTERM/SIGINT drain (health 503, `Connection: close`,

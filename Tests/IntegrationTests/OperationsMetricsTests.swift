@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// SPEC §4.4 `/metrics` of the real binary: the whole output parses as strict Prometheus text

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// SPEC §9 on one machine: the shipped nginx front (`scripts/nginx-cache-proxy.sh`) in front of two
@@ -307,40 +308,14 @@ struct ProxyReply: Sendable {
 
     static func send(port: Int, method: String = "GET", path: String, headers: [String: String] = [:],
                      body: Data = Data(), timeout: Int = 10) -> ProxyReply {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return ProxyReply(error: "socket: errno \(errno)") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = NginxProxy.loopback(port)
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard rc == 0 else { return ProxyReply(error: "connect to \(port): errno \(errno)") }
+        let client: RawClient
+        do { client = try RawClient(port: port, timeoutSeconds: timeout) } catch { return ProxyReply(error: "port \(port): \(error)") }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if method == "POST" || method == "PUT" || !body.isEmpty { head += "Content-Length: \(body.count)\r\n" }
-        var request = Data((head + "\r\n").utf8)
-        request.append(body)
-        let sent = request.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
-        }
-        guard sent else { return ProxyReply(error: "send: errno \(errno)") }
-        var received = Data()
-        var chunk = [UInt8](repeating: 0, count: 1 << 18)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n == 0 { break }
-            if n < 0 { return ProxyReply(error: "recv after \(received.count) bytes: errno \(errno)") }
-            received.append(contentsOf: chunk[0..<n])
-        }
+        do { try client.send(Array((head + "\r\n").utf8) + Array(body)) } catch { return ProxyReply(error: "\(error)") }
+        // A time-out ends the read too: parse() then reports a cut-short body.
+        let received = Data(client.readToEnd())
         return parse(received, isHEAD: method == "HEAD")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import ModeldSigning
 import Testing
 
@@ -112,7 +113,7 @@ import Testing
         let small = try fx.randomFile(size: 1000)
 
         // Expect: 100-continue with a length over the limit: the final 413 instead of 100 Continue.
-        let raw = try RawHTTPConnection(port: fx.server.port)
+        let raw = try RawClient(port: fx.server.port)
         try raw.send("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fx.server.token)\r\n"
             + "Content-Length: 6000\r\nExpect: 100-continue\r\n\r\n")
         #expect(try raw.readHead().status == 413)

@@ -1,5 +1,6 @@
 /// A parsed JSON value. Every node keeps the byte range it came from, so callers can copy a
-/// client's object verbatim instead of re-encoding it.
+/// client's object verbatim instead of re-encoding it, or read a number's exact literal (prices
+/// must not detour through Double: 0.0004 stays 0.0004).
 public struct JSONNode: Sendable {
     public var value: JSONValue
     public var range: Range<Int>
@@ -27,8 +28,29 @@ extension JSONValue {
         return nil
     }
 
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
     public var numberValue: Double? {
         if case .number(let d) = self { return d }
         return nil
     }
+}
+
+extension JSONNode {
+    /// The member node named `key` of an object, nil for a missing key or a non-object.
+    public subscript(key: String) -> JSONNode? {
+        guard case .object(let members) = value else { return nil }
+        return members.first { $0.key == key }?.node
+    }
+
+    public var isNull: Bool {
+        if case .null = value { return true }
+        return false
+    }
+
+    /// The node's source text in `bytes`, the buffer it was parsed from.
+    public func literal(in bytes: [UInt8]) -> String { String(decoding: bytes[range], as: UTF8.self) }
 }

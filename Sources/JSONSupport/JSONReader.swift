@@ -3,9 +3,15 @@
 /// Duplicate keys in an object are rejected: the stored line must be unambiguous for every reader.
 /// Nesting deeper than `maxDepth` is rejected so a hostile body cannot exhaust the stack.
 public struct JSONReader {
-    public struct Failure: Error, Equatable, Sendable {
+    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
         public let offset: Int
         public let reason: String
+        public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+
+        public init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
     }
 
     public static let maxDepth = 64

@@ -1,0 +1,19 @@
+// libFuzzer target: the event-batch JSON reader and batch validation (SPEC §4.2) on arbitrary
+// bytes. An accepted batch must splice back: every event span is an object inside the body.
+@testable import EventStore
+import JSONSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzEventBatch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if let root = try? JSONReader.parse(bytes) {
+        check(root.range.upperBound <= bytes.count, "node range \(root.range) outside \(bytes.count) bytes")
+    }
+    guard let batch = try? BatchParser.parse(bytes, queryClientID: "fuzz", maxEventsPerBatch: 64) else { return 0 }
+    check(batch.eventCount <= 64, "more events than allowed")
+    for span in batch.events {
+        check(span.start < span.close && span.close < bytes.count, "span \(span) outside the body")
+        check(bytes[span.start] == UInt8(ascii: "{") && bytes[span.close] == UInt8(ascii: "}"), "span \(span) is not an object")
+    }
+    return 0
+}
