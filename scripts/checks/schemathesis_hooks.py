@@ -5,7 +5,10 @@ writes them in the descriptions): `sdk_max` must be greater than `sdk_min` (SPEC
 range is refused, 400 `invalid_parameter`), and `X-Model-SHA256` must be the digest of the body
 (SPEC §7.1: 422 `sha256_mismatch`). A third is a grammar inside one value: the `requires` of
 `POST /admin/models/{id}/variants` (SPEC §3.1: `key=value` pairs, known keys once each, typed
-values) is a string to OpenAPI. A request that is schema-valid but breaks one of them is
+values) is a string to OpenAPI, and so is the `guard` query parameter of a publish (SPEC §11.1:
+URL-encoded JSON of the GuardInput schema). Within a guard, `stages` must be strictly
+increasing; a PATCH `guard` cannot be combined with `rollout_percent`/`state` and is refused on a
+release that already reached 100 % (docs/decisions/guardrails.md). A request that is schema-valid but breaks one of them is
 rightly rejected, so positive_data_acceptance ("schema-valid request rejected", ST202) is
 dropped for exactly those answers — and only after re-checking, on the request as it was sent,
 that it really broke the rule the server named. Every other rejection of a schema-valid request
@@ -16,7 +19,9 @@ import json
 import re
 from urllib.parse import parse_qs, urlsplit
 
+import jsonschema
 import schemathesis
+import yaml
 
 PUBLISH = "POST /admin/models"
 PATCH = "PATCH /admin/models/{id}"
@@ -107,6 +112,49 @@ def _requires_valid(text):
     return True
 
 
+def _guard_input_schema():
+    """docs/openapi.yaml's GuardInput, resolved against its own components."""
+    with open("docs/openapi.yaml", encoding="utf-8") as f:
+        spec = yaml.safe_load(f)
+    schema = dict(spec["components"]["schemas"]["GuardInput"])
+    schema["components"] = spec["components"]
+    return schema
+
+
+_GUARD_INPUT = _guard_input_schema()
+
+
+def _guard_valid(guard):
+    """SPEC §11.1 independently of the server: GuardInput, and stages strictly increasing."""
+    try:
+        jsonschema.Draft202012Validator(_GUARD_INPUT).validate(guard)
+    except jsonschema.ValidationError:
+        return False
+    stages = guard.get("stages", [1])
+    return all(a < b for a, b in zip(stages, stages[1:]))
+
+
+def _bad_guard(label, request, message):
+    """The server refused `guard`; true when the request really breaks a guard rule."""
+    if not (message or "").startswith("guard"):
+        return False
+    if label == PUBLISH:
+        sent = parse_qs(urlsplit(request.url).query, keep_blank_values=True).get("guard", [None])[0]
+        try:
+            guard = json.loads(sent) if sent is not None else None
+        except ValueError:
+            return True
+        return not isinstance(guard, dict) or not _guard_valid(guard)
+    body = _json(_body(request)) or {}
+    guard = body.get("guard")
+    if not isinstance(guard, dict) or not _guard_valid(guard):
+        return True
+    if "rollout_percent" in body or "state" in body:
+        return True
+    # The one state-dependent rule: the release's rollout is not in the request.
+    return "already reached 100 %" in message
+
+
 def _bad_requires(request, message):
     """The server refused `requires`; true when the request's `requires` really breaks SPEC §3.1."""
     if not (message or "").startswith("requires"):
@@ -123,6 +171,9 @@ def filter_failure(context, failure, case, response):
     error = _json(response.content) or {}
     if label == ADD_VARIANT and response.status_code == 400 and error.get("error") == "invalid_parameter" \
             and _bad_requires(response.request, error.get("message")):
+        return False
+    if label in (PUBLISH, PATCH) and response.status_code == 400 and error.get("error") == "invalid_parameter" \
+            and _bad_guard(label, response.request, error.get("message")):
         return False
     if response.status_code == 400 and error.get("error") == "invalid_parameter" \
             and _empty_range(label, response.request, error.get("message")):
