@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CCurl", "CurlTransport",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CivilTime", "CCurl", "CurlTransport",
             "CLinuxShims", "CZlib", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -13,7 +13,8 @@ struct AdminResponder: Sendable {
     let metrics: Metrics
     let instance: String
     let maxUploadBytes: Int64
-    let guardRecords: GuardRecords
+    /// Where the guard evaluator keeps its state and decisions (SPEC §11.4).
+    let dataDir: String
 
     static let collection = "/admin/models"
     private static let label = RequestLabel(route: .admin)
@@ -90,34 +91,13 @@ struct AdminResponder: Sendable {
         return json(200, r.adminJSON(publicBaseURL: served.publicBaseURL, catalogVersion: served.catalog.catalogVersion))
     }
 
-    /// `GET /admin/models/ID/guard` (SPEC §11.5): the guard's place from the catalog, the last
-    /// evaluation's figures from `data/guard-state/` (any replica can answer), the last 20 decisions.
+    /// `GET /admin/models/ID/guard` (SPEC §11.5), answered from the files any replica can read.
     private func guardStatus(_ id: String) -> Response {
-        let served = catalog.served.snapshot
-        guard let r = served.catalog.release(id: id), let plan = r.guardPlan else {
-            return Response.error(404, "not_found", "release \(id) has no guard").labelled(Self.label)
+        do throws(GuardStatusDocument.Failure) {
+            return json(200, try GuardStatusDocument.json(id: id, in: catalog.served.snapshot.catalog, dataDir: dataDir))
+        } catch {
+            return Response.error(404, "not_found", error.message).labelled(Self.label)
         }
-        var w = JSONWriter(capacity: 2048)
-        w.beginObject()
-        w.field("release", r.id)
-        w.field("status", plan.runtime.status.rawValue)
-        w.field("stage", r.rolloutPercent)
-        w.key("stage_started_at")
-        if let t = plan.runtime.stageStartedAt { w.string(Timestamp(millisecondsSinceEpoch: t).rfc3339) } else { w.null() }
-        var figures = JSONWriter(capacity: 512)
-        figures.beginObject()
-        figures.field("pending_clients", 0)
-        GuardRecords.writeFigures(&figures, GuardFigures(plan: plan, arms: GuardAccumulator()))
-        figures.endObject()
-        // The state file is one JSON object the evaluator wrote; its members join this one's.
-        let state = (try? FileIO.read(guardRecords.statePath(r.id))).flatMap { $0.count > 2 ? $0 : nil } ?? figures.bytes
-        w.key("decisions")
-        w.beginArray()
-        for line in guardRecords.decisions(of: r.id) { w.raw(line) }
-        w.endArray()
-        w.endObject()
-        let members = state[1..<(state.lastIndex(of: UInt8(ascii: "}")) ?? 1)]
-        return json(200, Array(w.bytes.dropLast()) + [UInt8(ascii: ",")] + members + [UInt8(ascii: "}")])
     }
 
     private func publish(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {

@@ -146,7 +146,7 @@ public enum ModeldApp {
             models: ModelFileResponder(catalog: holder),
             admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
                                   instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes,
-                                  guardRecords: GuardRecords(dataDir: config.dataDir)),
+                                  dataDir: config.dataDir),
             events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
             operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining }),
             signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds)))

@@ -22,6 +22,7 @@ struct Modelctl: ParsableCommand {
             SignCommand.self,
             CostCommand.self,
             EventsCommand.self,
+            ExperimentCommand.self,
             MirrorCommand.self,
         ]
     )

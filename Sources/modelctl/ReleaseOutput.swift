@@ -28,7 +28,8 @@ struct ReleaseOutput {
         }
     }
 
-    private func printJSON(_ body: [UInt8]) {
+    /// A server document verbatim, one line.
+    func printJSON(_ body: [UInt8]) {
         var bytes = body
         if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
         FileHandle.standardOutput.write(Data(bytes))

@@ -113,6 +113,30 @@ import Testing
         #expect(metrics.contains("# TYPE modeld_guard_clients gauge") && !metrics.contains(#"modeld_guard_clients{release="\#(challenger)""#))
         let show = try fx.modelctl(["show", challenger])
         #expect(show.stdout.contains("paused_regression") && show.stdout.contains("figures:") && show.stdout.contains("treatment "), "\(show.stdout)")
+
+        // `modelctl experiment status` (SPEC §11.5): the server's document byte for byte, through the
+        // server and offline from the files; a paused guard is no longer evaluated, so they hold still.
+        let document = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).text
+        let offlineFlags = ["--data-dir", fx.server.dataDir.path, "--models-dir", fx.server.modelsDir.path]
+        let online = try fx.modelctl(["experiment", "status", challenger, "--json"])
+        #expect(online.status == 0 && online.stdout == document + "\n", "\(online.stdout)\(online.stderr)")
+        let offline = try fx.modelctl(["experiment", "status", challenger, "--json"] + offlineFlags)
+        #expect(offline.status == 0 && offline.stdout == document + "\n", "\(offline.stdout)\(offline.stderr)")
+        let text = try fx.modelctl(["experiment", "status", challenger])
+        #expect(text.status == 0 && text.stdout.contains("paused_regression") && text.stdout.contains("50% for ")
+            && text.stdout.contains("treatment:") && text.stdout.contains(" pause at 50%"), "\(text.stdout)")
+        #expect(text.stdout.contains(String(format: "%.4f ± %.4f", delta, bound)), "\(text.stdout)")
+
+        // An unknown id or a release without a guard exits 1 saying so, either way; usage errors exit 2.
+        let unknown = UUID().uuidString.lowercased()
+        for extra in [[], offlineFlags] {
+            let missing = try fx.modelctl(["experiment", "status", unknown] + extra)
+            #expect(missing.status == 1 && missing.stderr.contains("no release \(unknown)"), "\(missing.stderr)")
+            let unguarded = try fx.modelctl(["experiment", "status", baseline] + extra)
+            #expect(unguarded.status == 1 && unguarded.stderr.contains("release \(baseline) has no guard"), "\(unguarded.stderr)")
+        }
+        #expect(try fx.modelctl(["experiment", "status", "not-a-uuid"]).status == 2)
+        #expect(try fx.modelctl(["experiment", "status", challenger, "--models-dir", fx.server.modelsDir.path]).status == 2)
     }
 
     @Test func manualPauseDuringAGuard_stopsIt_andIsRecordedAsManualOverride_SPEC11_4() throws {
