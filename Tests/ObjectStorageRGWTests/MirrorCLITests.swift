@@ -242,15 +242,19 @@ struct MirrorCLITests {
         #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
 
         // Once the max-age has passed, a pass deletes it (polled with a deadline).
-        let deleted = try Self.poll(seconds: 30, every: 0.5) {
-            let pass = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-            #expect(pass.status == 0, "\(pass.stderr)")
-            return pass.stdout.contains(#""deleted":1"#)
-        }
-        #expect(deleted)
+        #expect(try Self.mirrorUntilOneDeleted(cluster, models: models, prefix: prefix, maxAge))
         #expect(try client.head(key) == nil)
         let again = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(again.stdout == #"{"uploaded":0,"skipped":2,"deleted":0,"bytes":0}"# + "\n")
+    }
+
+    /// Mirrors pass after pass until one reports a deletion (bounded: 30 s); whether one did.
+    static func mirrorUntilOneDeleted(_ cluster: RGWCluster, models: String, prefix: String, _ extra: [String]) throws -> Bool {
+        try poll(seconds: 30, every: 0.5) {
+            let pass = mirror(cluster, models: models, prefix: prefix, extra + ["--json"])
+            #expect(pass.status == 0, "\(pass.stderr)")
+            return pass.stdout.contains(#""deleted":1"#)
+        }
     }
 
     /// Evaluates `condition` until it holds or `seconds` pass; whether it held.

@@ -52,12 +52,7 @@ extension MirrorCLITests {
         let next = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(next.status == 0 && next.stdout.contains(#""deleted":0"#), "\(next.stdout)\(next.stderr)")
         #expect(try client.head(oldKey) != nil, "not deleted before the JSON's max-age has passed")
-        let deleted = try Self.poll(seconds: 30, every: 0.5) {
-            let pass = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-            #expect(pass.status == 0, "\(pass.stderr)")
-            return pass.stdout.contains(#""deleted":1"#)
-        }
-        #expect(deleted)
+        #expect(try Self.mirrorUntilOneDeleted(cluster, models: models, prefix: prefix, maxAge))
         #expect(try client.head(oldKey) == nil)
         #expect(try client.head(bigKey)?.sha256 == big.sha256 && client.head(releaseKey) != nil, "live files stay")
     }
