@@ -12,10 +12,12 @@ public struct DeletionSchedule: Sendable, Equatable, Codable {
 
     public init() {}
 
-    /// The bucket keys of every release whose file was garbage-collected.
+    /// The bucket keys of every garbage-collected file: releases' own and variants'.
     public static func collectedKeys(catalog: Catalog, prefix: String) -> [String] {
         let base = prefix.isEmpty ? "models/" : prefix + "/models/"
-        return catalog.releases.filter { $0.fileDeletedAt != nil }.map { base + $0.file }
+        return catalog.releases.flatMap { release in
+            (release.fileDeletedAt != nil ? [release.file] : []) + release.variants.filter { $0.fileDeletedAt != nil }.map(\.file)
+        }.map { base + $0 }
     }
 
     /// Pending keys whose wait is over at `now`.

@@ -54,15 +54,27 @@ public struct LocalJSON: Sendable, Equatable {
 }
 
 extension MirrorObject {
-    /// Everything the bucket should hold for `catalog`, in upload order: every non-deleted model
-    /// file (publication order), then snapshots (ascending N), then `latest_model_details.json`,
-    /// then its `.sig.json` — so no JSON is ever visible before the files it names.
+    /// Everything the bucket should hold for `catalog`, in upload order: every model and variant
+    /// file not garbage-collected (publication order, each release's variants in insertion order
+    /// after its own file; removed variants and retired releases in grace included, since modeld
+    /// serves them too), then snapshots (ascending N), then `latest_model_details.json`, then its
+    /// `.sig.json` — so no JSON is ever visible before the files it names.
     /// `json` lists the JSON files present locally; absent ones are simply not mirrored.
     public static func desired(catalog: Catalog, modelsDir: String, prefix: String, json: [LocalJSON], pointerMaxAge: Int) -> [MirrorObject] {
         let base = prefix.isEmpty ? "models/" : prefix + "/models/"
-        var objects = catalog.releases.filter { $0.fileDeletedAt == nil }.map { release in
-            MirrorObject(kind: .modelFile, key: base + release.file, localPath: modelsDir + "/" + release.file, size: release.size,
-                         sha256: release.sha256, contentType: release.contentType, cacheControl: immutableCacheControl)
+        func file(_ name: String, size: Int64, sha256: String, contentType: String) -> MirrorObject {
+            MirrorObject(kind: .modelFile, key: base + name, localPath: modelsDir + "/" + name, size: size, sha256: sha256,
+                         contentType: contentType, cacheControl: immutableCacheControl)
+        }
+        var objects: [MirrorObject] = []
+        for release in catalog.releases {
+            if release.fileDeletedAt == nil {
+                objects.append(file(release.file, size: release.size, sha256: release.sha256, contentType: release.contentType))
+            }
+            // The Content-Type modeld's /models/ serves the variant with (docs/decisions/object-storage.md).
+            for v in release.variants where v.fileDeletedAt == nil {
+                objects.append(file(v.file, size: v.size, sha256: v.sha256, contentType: v.contentType))
+            }
         }
         let snapshots = json.compactMap { file -> (Int, LocalJSON)? in
             guard file.name.hasPrefix("details/"), file.name.hasSuffix(".json"),

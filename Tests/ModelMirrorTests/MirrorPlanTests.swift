@@ -57,6 +57,49 @@ struct MirrorPlanTests {
     }
 }
 
+/// Device-class variant files (SPEC §3.1) are mirrored like the release's own file (SPEC §9.1).
+struct MirrorVariantTests {
+    static let t0 = MirrorPlanTests.t0
+    static func variant(_ n: Int, ext: String, removed: Bool = false, deleted: Bool = false) -> Variant {
+        try! Variant(name: "v\(n)", fileID: "00000000-0000-4000-8000-0000000001\(n)0", ext: ext, sha256: String(repeating: "a\(n)", count: 32),
+                     size: Int64(100 + n), requires: VariantRequirements(minRAMMB: 7000), addedAt: t0,
+                     removedAt: removed || deleted ? t0 : nil, fileDeletedAt: deleted ? t0 : nil)
+    }
+    /// Release 1 (custom Content-Type) has a live variant, one removed but in grace, one collected;
+    /// release 2 has one live variant.
+    static let catalog = try! Catalog(releases: [
+        try! Release(id: "00000000-0000-4000-8000-000000000002", seq: 2, ext: "onnx", sha256: String(repeating: "2", count: 64), size: 20,
+                     sdkMin: "1.0", publishedAt: t0, variants: [variant(4, ext: "onnx")]),
+        try! Release(id: "00000000-0000-4000-8000-000000000001", seq: 1, ext: "gguf", sha256: String(repeating: "1", count: 64), size: 10,
+                     sdkMin: "1.0", publishedAt: t0, contentType: "application/x-gguf",
+                     variants: [variant(1, ext: "gguf"), variant(2, ext: "gguf", removed: true), variant(3, ext: "gguf", deleted: true)]),
+    ])
+
+    @Test func desired_variantFilesFollowTheirRelease_beforeAnyJSON_SPEC9_1() {
+        let objects = MirrorObject.desired(catalog: Self.catalog, modelsDir: "/m", prefix: "p", json: MirrorPlanTests.json, pointerMaxAge: 60)
+        #expect(objects.map(\.key) == [
+            "p/models/00000000-0000-4000-8000-000000000001.gguf", "p/models/00000000-0000-4000-8000-000000000110.gguf",
+            "p/models/00000000-0000-4000-8000-000000000120.gguf",   // removed, still in grace: kept
+            "p/models/00000000-0000-4000-8000-000000000002.onnx", "p/models/00000000-0000-4000-8000-000000000140.onnx",
+            "p/models/details/9.json", "p/models/details/10.json",
+            "p/models/latest_model_details.json", "p/models/latest_model_details.sig.json",
+        ])
+        let live = objects[1]
+        #expect(live.kind == .modelFile && live.isImmutable && live.cacheControl == MirrorObject.immutableCacheControl)
+        #expect(live.sha256 == Self.variant(1, ext: "gguf").sha256 && live.size == 101)
+        #expect(live.localPath == "/m/00000000-0000-4000-8000-000000000110.gguf")
+        // What modeld's /models/ serves the variant with: its extension's default, not the release's override.
+        #expect(objects[0].contentType == "application/x-gguf" && live.contentType == Self.variant(1, ext: "gguf").contentType)
+        let plan = MirrorPlan(objects: objects, remote: [live.key: RemoteObject(size: 101, sha256: live.sha256)], multipartThreshold: 100 << 20)
+        #expect(plan.steps.map(\.action) == [.upload, .skip, .upload, .upload, .upload, .upload, .upload, .upload, .upload])
+        #expect(plan.lines[2] == "upload\tmodel\t102\tp/models/00000000-0000-4000-8000-000000000120.gguf")
+    }
+
+    @Test func collectedVariantFile_isScheduledForDeletion_SPEC9_1() {
+        #expect(DeletionSchedule.collectedKeys(catalog: Self.catalog, prefix: "") == ["models/00000000-0000-4000-8000-000000000130.gguf"])
+    }
+}
+
 struct DeletionScheduleTests {
     @Test func dueOnlyAfterMaxAge_SPEC9_1() {
         var schedule = DeletionSchedule()

@@ -10,11 +10,16 @@ struct MirrorCLITests {
     static let modelctl = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
         .appendingPathComponent("modelctl").path
 
+    /// An empty `models` directory inside a new scratch directory (removed by `remove(models)`).
+    static func emptyModelsDirectory() throws -> (scratch: String, models: String) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch + "/models", withIntermediateDirectories: true)
+        return (scratch, scratch + "/models")
+    }
+
     /// A models directory with a 12 MiB and a small release, published offline.
     static func modelsDirectory() throws -> (path: String, files: [String]) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
-        let models = directory + "/models"
-        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        let models = try emptyModelsDirectory().models
         for (ext, size, seed) in [("onnx", (12 << 20) + 7, UInt8(3)), ("tflite", 4_321, UInt8(4))] {
             let file = try RGWClientTests.scratchFile(size: size, seed: seed, ext: ext)
             defer { unlink(file.path) }
@@ -123,10 +128,8 @@ struct MirrorCLITests {
     @Test func sigkillMidMultipart_resumesWithoutResendingParts() throws {
         let cluster = try RGWCluster.require()
         let client = try cluster.client()
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("mirror-\(UUID().uuidString)").path
-        let models = scratch + "/models"
+        let (scratch, models) = try Self.emptyModelsDirectory()
         defer { Self.remove(models) }
-        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
         // 200 MiB, sparse (zeros) but for a marker at the end: 40 parts of 5 MiB.
         let source = scratch + "/big.onnx"
         let fd = open(source, O_WRONLY | O_CREAT, 0o644)
@@ -239,15 +242,19 @@ struct MirrorCLITests {
         #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
 
         // Once the max-age has passed, a pass deletes it (polled with a deadline).
-        let deleted = try Self.poll(seconds: 30, every: 0.5) {
-            let pass = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-            #expect(pass.status == 0, "\(pass.stderr)")
-            return pass.stdout.contains(#""deleted":1"#)
-        }
-        #expect(deleted)
+        #expect(try Self.mirrorUntilOneDeleted(cluster, models: models, prefix: prefix, maxAge))
         #expect(try client.head(key) == nil)
         let again = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(again.stdout == #"{"uploaded":0,"skipped":2,"deleted":0,"bytes":0}"# + "\n")
+    }
+
+    /// Mirrors pass after pass until one reports a deletion (bounded: 30 s); whether one did.
+    static func mirrorUntilOneDeleted(_ cluster: RGWCluster, models: String, prefix: String, _ extra: [String]) throws -> Bool {
+        try poll(seconds: 30, every: 0.5) {
+            let pass = mirror(cluster, models: models, prefix: prefix, extra + ["--json"])
+            #expect(pass.status == 0, "\(pass.stderr)")
+            return pass.stdout.contains(#""deleted":1"#)
+        }
     }
 
     /// Evaluates `condition` until it holds or `seconds` pass; whether it held.
