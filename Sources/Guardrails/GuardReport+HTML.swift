@@ -13,7 +13,7 @@ extension GuardReport {
         body += "</div>\n<h2>Arm means and Δ̂ with its sequential bound</h2>\n" + chart()
         body += "<p class=\"note\">Points are the evaluator's recorded decisions (through the server, the last 20) and the last "
             + "evaluation; evaluations that decided nothing are not recorded, so lines join recorded points only. "
-            + "Dashed lines mark decisions (rule, stage → next stage).</p>\n"
+            + "Dashed lines mark decisions (rule, stage → next stage; red: pause or SRM).</p>\n"
         body += table()
         return """
         <!DOCTYPE html>
@@ -64,9 +64,11 @@ extension GuardReport {
 
         // Decisions first, so the data draws over their markers.
         for p in points where p.rule != nil {
-            let px = x(p)
-            svg += "<line x1=\"\(px)\" y1=\"\(top1)\" x2=\"\(px)\" y2=\"\(top2 + panelH)\" stroke=\"#9aa5b1\" stroke-dasharray=\"4 3\"/>"
-            svg += "<text x=\"\(px + 3)\" y=\"\(top2 + panelH + 16)\">\(Self.escape(Self.decisionLabel(p)))</text>"
+            let px = x(p), nearRight = px > left + plotW * 4 / 5
+            let stroke = p.rule == "pause" || p.rule == "srm" ? "#c53030" : "#9aa5b1"
+            svg += "<line x1=\"\(px)\" y1=\"\(top1)\" x2=\"\(px)\" y2=\"\(top2 + panelH)\" stroke=\"\(stroke)\" stroke-dasharray=\"4 3\"/>"
+            // Labels near the right edge end at their line, so they stay inside the chart.
+            svg += "<text x=\"\(nearRight ? px - 3 : px + 3)\" y=\"\(top2 + panelH + 16)\"\(nearRight ? " text-anchor=\"end\"" : "")>\(Self.escape(Self.decisionLabel(p)))</text>"
         }
         let withDelta = points.filter { $0.delta != nil }
         if !withDelta.isEmpty {
