@@ -1,50 +1,26 @@
-/// The report as one self-contained page (inline CSS and one inline SVG; no scripts, no external
-/// assets), in the style of the egress cost report, so it can be mailed or archived.
+import HTMLPage
+
+/// The report as one self-contained page (`HTMLPage`, plus one inline SVG), in the style of the
+/// egress cost report.
 extension GuardReport {
     public func html() -> String {
         let last = points.last
-        var body = "<h1>Guarded rollout \(Self.escape(release))</h1>\n"
-        body += "<p class=\"sub\">status \(Self.escape(status)) · alpha \(Self.figure(alpha)) · tuning \(tuningClients.map(String.init) ?? "-") clients</p>\n"
+        var body = "<h1>Guarded rollout \(HTMLPage.escape(release))</h1>\n"
+        body += "<p class=\"sub\">status \(HTMLPage.escape(status)) · alpha \(Self.figure(alpha)) · tuning \(tuningClients.map(String.init) ?? "-") clients</p>\n"
         body += "<div class=\"cards\">"
-        body += Self.card("Status", status, last.map { "stage \($0.stage)%" } ?? "no evaluation yet")
-        body += Self.card("Treatment", Self.figure(last?.treatment.mean), "\(last?.treatment.clients ?? 0) clients")
-        body += Self.card("Control", Self.figure(last?.control.mean), "\(last?.control.clients ?? 0) clients")
-        body += Self.card("Δ̂ ± h₁", "\(Self.figure(last?.delta)) ± \(Self.figure(last?.bound))", "treatment − control")
+        body += HTMLPage.card("Status", status, last.map { "stage \($0.stage)%" } ?? "no evaluation yet")
+        body += HTMLPage.card("Treatment", Self.figure(last?.treatment.mean), "\(last?.treatment.clients ?? 0) clients")
+        body += HTMLPage.card("Control", Self.figure(last?.control.mean), "\(last?.control.clients ?? 0) clients")
+        body += HTMLPage.card("Δ̂ ± h₁", "\(Self.figure(last?.delta)) ± \(Self.figure(last?.bound))", "treatment − control")
         body += "</div>\n<h2>Arm means and Δ̂ with its sequential bound</h2>\n" + chart()
         body += "<p class=\"note\">Points are the evaluator's recorded decisions (through the server, the last 20) and the last "
             + "evaluation; evaluations that decided nothing are not recorded, so lines join recorded points only. "
             + "Dashed lines mark decisions (rule, stage → next stage; red: pause or SRM).</p>\n"
         body += table()
-        return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>modeld guarded rollout \(Self.escape(release))</title>
-        <style>\(Self.css)</style></head>
-        <body>
-        \(body)</body></html>
-
-        """
+        return HTMLPage.document(title: "modeld guarded rollout \(release)", body: body)
     }
-
-    static let css = """
-    body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;margin:32px auto;max-width:1000px;padding:0 16px}
-    h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:24px 0 8px}
-    .sub{color:#52606d;margin:0 0 16px}.note{color:#52606d;font-size:12px}
-    .cards{display:flex;gap:12px;flex-wrap:wrap}
-    .card{border:1px solid #d9e2ec;border-radius:8px;padding:10px 14px;min-width:170px;background:#f8fafc}
-    .card .k{color:#52606d;font-size:12px}.card .v{font-size:20px;font-weight:600}.card .d{color:#52606d;font-size:12px}
-    table{border-collapse:collapse;margin:8px 0 16px;font-variant-numeric:tabular-nums}
-    caption{text-align:left;font-weight:600;padding:4px 0}
-    th,td{padding:3px 10px;border-bottom:1px solid #e4e7eb}th{text-align:left;background:#f0f4f8}td.n{text-align:right}
-    svg text{font:12px system-ui,sans-serif;fill:#334e68}
-    """
 
     static let treatmentColor = "#3e7cb1", controlColor = "#d9822b", deltaColor = "#2f9e72"
-
-    static func card(_ key: String, _ value: String, _ detail: String) -> String {
-        "<div class=\"card\"><div class=\"k\">\(escape(key))</div><div class=\"v\">\(escape(value))</div><div class=\"d\">\(escape(detail))</div></div>"
-    }
 
     /// Two panels over one time axis: the arm means above, Δ̂ inside its band Δ̂ ± h₁ below.
     func chart() -> String {
@@ -68,7 +44,7 @@ extension GuardReport {
             let stroke = p.rule == "pause" || p.rule == "srm" ? "#c53030" : "#9aa5b1"
             svg += "<line x1=\"\(px)\" y1=\"\(top1)\" x2=\"\(px)\" y2=\"\(top2 + panelH)\" stroke=\"\(stroke)\" stroke-dasharray=\"4 3\"/>"
             // Labels near the right edge end at their line, so they stay inside the chart.
-            svg += "<text x=\"\(nearRight ? px - 3 : px + 3)\" y=\"\(top2 + panelH + 16)\"\(nearRight ? " text-anchor=\"end\"" : "")>\(Self.escape(Self.decisionLabel(p)))</text>"
+            svg += "<text x=\"\(nearRight ? px - 3 : px + 3)\" y=\"\(top2 + panelH + 16)\"\(nearRight ? " text-anchor=\"end\"" : "")>\(HTMLPage.escape(Self.decisionLabel(p)))</text>"
         }
         let withDelta = points.filter { $0.delta != nil }
         if !withDelta.isEmpty {
@@ -81,8 +57,8 @@ extension GuardReport {
         svg += Self.series(points.map { p in p.treatment.mean.map { (x(p), meanAxis.y($0), "treatment \(Self.figure($0)), \(p.treatment.clients) clients") } }, Self.treatmentColor)
         svg += Self.series(points.map { p in p.control.mean.map { (x(p), meanAxis.y($0), "control \(Self.figure($0)), \(p.control.clients) clients") } }, Self.controlColor)
         if let first = points.first, let last = points.last {
-            svg += "<text x=\"\(left)\" y=\"\(height - 4)\">\(Self.escape(first.time))</text>"
-            if span > 0 { svg += "<text x=\"\(width - right)\" y=\"\(height - 4)\" text-anchor=\"end\">\(Self.escape(last.time))</text>" }
+            svg += "<text x=\"\(left)\" y=\"\(height - 4)\">\(HTMLPage.escape(first.time))</text>"
+            if span > 0 { svg += "<text x=\"\(width - right)\" y=\"\(height - 4)\" text-anchor=\"end\">\(HTMLPage.escape(last.time))</text>" }
         } else {
             svg += "<text x=\"\(left + plotW / 2)\" y=\"\(top1 + panelH / 2)\" text-anchor=\"middle\">no decision or evaluation recorded yet</text>"
         }
@@ -95,7 +71,7 @@ extension GuardReport {
         guard !present.isEmpty else { return "" }
         var svg = "<polyline points=\"\(present.map { "\($0.x),\($0.y)" }.joined(separator: " "))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\"/>"
         for v in present {
-            svg += "<circle cx=\"\(v.x)\" cy=\"\(v.y)\" r=\"3.5\" fill=\"\(color)\"><title>\(escape(v.title))</title></circle>"
+            svg += "<circle cx=\"\(v.x)\" cy=\"\(v.y)\" r=\"3.5\" fill=\"\(color)\"><title>\(HTMLPage.escape(v.title))</title></circle>"
         }
         return svg
     }
@@ -131,7 +107,7 @@ extension GuardReport {
         var t = "<table><caption>Recorded decisions and the last evaluation</caption><tr><th>time</th><th>rule</th><th>stage</th>"
             + "<th>treatment n</th><th>mean</th><th>control n</th><th>mean</th><th>Δ̂</th><th>h₁</th></tr>"
         for p in points {
-            t += "<tr><td>\(Self.escape(p.time))</td><td>\(Self.escape(p.rule ?? "last evaluation"))</td>"
+            t += "<tr><td>\(HTMLPage.escape(p.time))</td><td>\(HTMLPage.escape(p.rule ?? "last evaluation"))</td>"
             t += "<td>\(p.stage)%\(p.nextStage.map { " → \($0)%" } ?? "")</td>"
             t += "<td class=\"n\">\(p.treatment.clients)</td><td class=\"n\">\(Self.figure(p.treatment.mean))</td>"
             t += "<td class=\"n\">\(p.control.clients)</td><td class=\"n\">\(Self.figure(p.control.mean))</td>"
@@ -148,18 +124,5 @@ extension GuardReport {
         let n = Int64(scaled), fraction = String(n % 10_000)
         let sign = value < 0 && n != 0 ? "-" : ""
         return "\(sign)\(n / 10_000)." + String(repeating: "0", count: 4 - fraction.count) + fraction
-    }
-
-    /// Text and attribute values: recorded text (release ids, rules, times) is not trusted as markup.
-    static func escape(_ s: String) -> String {
-        s.unicodeScalars.reduce(into: "") { out, c in
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
     }
 }

@@ -143,7 +143,10 @@ import Testing
         let page = pages[0]
         #expect(page.components(separatedBy: "<svg").count == 2 && !page.lowercased().contains("<script"))
         #expect(page.contains("<td>pause</td><td>50%</td>") && page.contains("pause 50%") && page.contains(challenger), "\(page)")
-        #expect(page.contains(String(format: "<td class=\"n\">%.4f</td><td class=\"n\">%.4f</td></tr>", delta, bound)), "\(page)")
+        // The pause row's last two cells are its Δ̂ and h₁, to the page's four decimals.
+        let row = try #require(page.components(separatedBy: "<td>pause</td>").last?.components(separatedBy: "</tr>").first)
+        let cells = row.components(separatedBy: "<td class=\"n\">").dropFirst().compactMap { Double($0.components(separatedBy: "</td>")[0]) }
+        #expect(cells.count == 6 && abs(cells[4] - delta) < 6e-5 && abs(cells[5] - bound) < 6e-5, "\(row)")
         #expect(try fx.modelctl(["experiment", "report", challenger, "--format", "pdf"]).status == 2)
         let unwritable = try fx.modelctl(["experiment", "report", challenger, "--out", scratch.appendingPathComponent("no/such/dir.html").path])
         #expect(unwritable.status == 1 && unwritable.stderr.contains("cannot write"), "\(unwritable.stderr)")
