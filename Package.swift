@@ -45,10 +45,12 @@ let package = Package(
             "CLinuxShims", "CivilTime", "JSONSupport",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport"]),
+        .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport", "HTMLPage"]),
         // Guarded rollouts (SPEC §11), the pure part: the guard plan, per-client running sums,
         // the sequential bound, SRM and decisions. No I/O; time is passed in.
-        .target(name: "Guardrails"),
+        // The frame (CSS, escaping, cards) shared by the HTML reports of EgressCost and Guardrails.
+        .target(name: "HTMLPage"),
+        .target(name: "Guardrails", dependencies: ["HTMLPage"]),
 
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),

@@ -1,16 +1,17 @@
-/// The HTML report: one self-contained page (inline CSS and SVG; no scripts, no external
-/// assets), so it can be mailed or archived and opens the same anywhere.
+import HTMLPage
+
+/// The HTML report: one self-contained page (`HTMLPage`, plus inline SVG).
 extension ReportRenderer {
     public static func html(_ r: ReportSummary) -> String {
         var body = "<h1>modeld egress cost report</h1>\n"
-        body += "<p class=\"sub\">\(HTML.escape(periodText(r))) · free tier \(r.freeTier ? "on" : "off") · GB = \(HTML.escape(EstimateRenderer.gbUnitText(r.gbUnit)))</p>\n"
+        body += "<p class=\"sub\">\(HTMLPage.escape(periodText(r))) · free tier \(r.freeTier ? "on" : "off") · GB = \(HTMLPage.escape(EstimateRenderer.gbUnitText(r.gbUnit)))</p>\n"
         body += "<div class=\"cards\">"
-        body += card("Served", ByteFormat.human(r.total.bytes), "\(ByteFormat.grouped(r.total.requests)) requests")
-        body += card("Monthly projection", ByteFormat.human(r.projection.bytes), "\(ByteFormat.grouped(r.projection.requests)) requests")
-        body += card("304 Not Modified", ByteFormat.grouped(r.notModified), "≈ \(ByteFormat.human(r.bytesSaved)) not re-sent")
-        body += card("Range resumes (206)", ByteFormat.grouped(r.rangeResumes.requests), ByteFormat.human(r.rangeResumes.bytes))
+        body += HTMLPage.card("Served", ByteFormat.human(r.total.bytes), "\(ByteFormat.grouped(r.total.requests)) requests")
+        body += HTMLPage.card("Monthly projection", ByteFormat.human(r.projection.bytes), "\(ByteFormat.grouped(r.projection.requests)) requests")
+        body += HTMLPage.card("304 Not Modified", ByteFormat.grouped(r.notModified), "≈ \(ByteFormat.human(r.bytesSaved)) not re-sent")
+        body += HTMLPage.card("Range resumes (206)", ByteFormat.grouped(r.rangeResumes.requests), ByteFormat.human(r.rangeResumes.bytes))
         if let cheapest = r.projectedCost.first {
-            body += card("Cheapest per month", "$" + cheapest.total.description, cheapest.id)
+            body += HTMLPage.card("Cheapest per month", "$" + cheapest.total.description, cheapest.id)
         }
         body += "</div>\n"
 
@@ -25,34 +26,7 @@ extension ReportRenderer {
         if r.cost.contains(where: { !$0.verified }) {
             body += "<p class=\"note\">* unverified price or traffic beyond the published tiers (see config/pricing.json).</p>\n"
         }
-        return """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>modeld egress cost report</title>
-        <style>\(css)</style></head>
-        <body>
-        \(body)</body></html>
-
-        """
-    }
-
-    static let css = """
-    body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2933;margin:32px auto;max-width:1100px;padding:0 16px}
-    h1{font-size:24px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
-    .sub{color:#52606d;margin:0 0 16px}.note{color:#52606d;font-size:12px}
-    .cards{display:flex;gap:12px;flex-wrap:wrap}
-    .card{border:1px solid #d9e2ec;border-radius:8px;padding:10px 14px;min-width:170px;background:#f8fafc}
-    .card .k{color:#52606d;font-size:12px}.card .v{font-size:20px;font-weight:600}.card .d{color:#52606d;font-size:12px}
-    table{border-collapse:collapse;margin:8px 0 16px;font-variant-numeric:tabular-nums}
-    caption{text-align:left;font-weight:600;padding:4px 0}
-    th,td{padding:3px 10px;border-bottom:1px solid #e4e7eb}th{text-align:left;background:#f0f4f8}
-    td.n{text-align:right}.cols{display:flex;gap:32px;flex-wrap:wrap}
-    svg text{font:12px system-ui,sans-serif;fill:#334e68}
-    """
-
-    static func card(_ key: String, _ value: String, _ detail: String) -> String {
-        "<div class=\"card\"><div class=\"k\">\(HTML.escape(key))</div><div class=\"v\">\(HTML.escape(value))</div><div class=\"d\">\(HTML.escape(detail))</div></div>"
+        return HTMLPage.document(title: "modeld egress cost report", extraCSS: ".cols{display:flex;gap:32px;flex-wrap:wrap}", body: body)
     }
 
     /// Vertical bars, one per covered day, scaled to the busiest day.
@@ -71,9 +45,9 @@ extension ReportRenderer {
         for (i, day) in days.enumerated() {
             let h = Int(Int128(day.traffic.bytes) * Int128(plotH) / Int128(maxBytes))
             let x = left + i * slot + max(1, slot / 8)
-            svg += "<rect x=\"\(x)\" y=\"\(top + plotH - h)\" width=\"\(max(1, slot - 2 * max(1, slot / 8)))\" height=\"\(h)\" fill=\"#3e7cb1\"><title>\(HTML.escape(day.key)): \(ByteFormat.human(day.traffic.bytes))</title></rect>"
+            svg += "<rect x=\"\(x)\" y=\"\(top + plotH - h)\" width=\"\(max(1, slot - 2 * max(1, slot / 8)))\" height=\"\(h)\" fill=\"#3e7cb1\"><title>\(HTMLPage.escape(day.key)): \(ByteFormat.human(day.traffic.bytes))</title></rect>"
             if i % labelEvery == 0 {
-                svg += "<text x=\"\(left + i * slot + slot / 2)\" y=\"\(height - bottom + 16)\" text-anchor=\"middle\">\(HTML.escape(String(day.key.dropFirst(5))))</text>"
+                svg += "<text x=\"\(left + i * slot + slot / 2)\" y=\"\(height - bottom + 16)\" text-anchor=\"middle\">\(HTMLPage.escape(String(day.key.dropFirst(5))))</text>"
             }
         }
         return svg + "</svg>\n"
@@ -89,7 +63,7 @@ extension ReportRenderer {
             let y = 5 + i * rowH
             let w = Int(Int128(c.total.cents) * Int128(plotW) / Int128(maxCents))
             let label = c.id + (c.verified ? "" : " *")
-            svg += "<text x=\"\(left - 8)\" y=\"\(y + 16)\" text-anchor=\"end\">\(HTML.escape(label))</text>"
+            svg += "<text x=\"\(left - 8)\" y=\"\(y + 16)\" text-anchor=\"end\">\(HTMLPage.escape(label))</text>"
             svg += "<rect x=\"\(left)\" y=\"\(y + 3)\" width=\"\(max(1, w))\" height=\"\(rowH - 6)\" fill=\"\(c.verified ? "#2f9e72" : "#d9a441")\"/>"
             svg += "<text x=\"\(left + max(1, w) + 6)\" y=\"\(y + 16)\">$\(c.total)</text>"
         }
@@ -108,18 +82,18 @@ extension ReportRenderer {
     }
 
     static func costTable(_ costs: [ProviderCost], caption: String) -> String {
-        var t = "<table><caption>\(HTML.escape(caption))</caption><tr><th>provider</th><th>egress</th><th>unit</th><th>egress $</th><th>requests $</th><th>fixed $</th><th>total $</th><th>as of</th></tr>"
+        var t = "<table><caption>\(HTMLPage.escape(caption))</caption><tr><th>provider</th><th>egress</th><th>unit</th><th>egress $</th><th>requests $</th><th>fixed $</th><th>total $</th><th>as of</th></tr>"
         for c in costs {
-            t += "<tr><td title=\"\(HTML.escape(c.name))\">\(HTML.escape(c.id + (c.verified ? "" : " *")))</td><td class=\"n\">\(c.egressGB(places: 2))</td><td>\(ProviderTable.unitName(c))</td>"
-            t += "<td class=\"n\">\(c.egress)</td><td class=\"n\">\(c.requests)</td><td class=\"n\">\(c.fixed)</td><td class=\"n\"><b>\(c.total)</b></td><td>\(HTML.escape(c.asOf))</td></tr>"
+            t += "<tr><td title=\"\(HTMLPage.escape(c.name))\">\(HTMLPage.escape(c.id + (c.verified ? "" : " *")))</td><td class=\"n\">\(c.egressGB(places: 2))</td><td>\(ProviderTable.unitName(c))</td>"
+            t += "<td class=\"n\">\(c.egress)</td><td class=\"n\">\(c.requests)</td><td class=\"n\">\(c.fixed)</td><td class=\"n\"><b>\(c.total)</b></td><td>\(HTMLPage.escape(c.asOf))</td></tr>"
         }
         return t + "</table>\n"
     }
 
     static func trafficTable(_ title: String, _ rows: [ReportSummary.Row]) -> String {
-        var t = "<table><caption>By \(HTML.escape(title.lowercased()))</caption><tr><th>\(HTML.escape(title))</th><th>bytes</th><th>requests</th></tr>"
+        var t = "<table><caption>By \(HTMLPage.escape(title.lowercased()))</caption><tr><th>\(HTMLPage.escape(title))</th><th>bytes</th><th>requests</th></tr>"
         for row in rows {
-            t += "<tr><td>\(HTML.escape(row.key))</td><td class=\"n\" title=\"\(row.traffic.bytes) B\">\(ByteFormat.human(row.traffic.bytes))</td><td class=\"n\">\(ByteFormat.grouped(row.traffic.requests))</td></tr>"
+            t += "<tr><td>\(HTMLPage.escape(row.key))</td><td class=\"n\" title=\"\(row.traffic.bytes) B\">\(ByteFormat.human(row.traffic.bytes))</td><td class=\"n\">\(ByteFormat.grouped(row.traffic.requests))</td></tr>"
         }
         return t + "</table>"
     }

@@ -45,23 +45,6 @@ enum CSV {
     static func line(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") + "\r\n" }
 }
 
-enum HTML {
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-}
-
 extension String {
     func replacingAll(_ target: Character, with replacement: String) -> String {
         var out = ""

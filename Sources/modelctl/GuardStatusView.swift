@@ -10,6 +10,7 @@ struct GuardStatusView: Decodable {
         let rule: String
         let stage: Int
         let nextStage: Int?
+        let arms: [String: Arm]?
         let delta: Double?
         let bound: Double?
     }

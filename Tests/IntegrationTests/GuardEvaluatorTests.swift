@@ -127,6 +127,30 @@ import Testing
             && text.stdout.contains("treatment:") && text.stdout.contains(" pause at 50%"), "\(text.stdout)")
         #expect(text.stdout.contains(String(format: "%.4f ± %.4f", delta, bound)), "\(text.stdout)")
 
+        // `modelctl experiment report` (SPEC §11.5): one self-contained page, the same through the
+        // server and offline; the pause is drawn and listed with its stage and figures.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var pages: [String] = []
+        for (name, extra) in [("online.html", [String]()), ("offline.html", offlineFlags)] {
+            let out = scratch.appendingPathComponent(name).path
+            let run = try fx.modelctl(["experiment", "report", challenger, "--format", "html", "--out", out] + extra)
+            #expect(run.status == 0 && run.stdout.isEmpty, "\(run.stderr)")
+            pages.append(try String(contentsOfFile: out, encoding: .utf8))
+        }
+        #expect(pages[0] == pages[1])
+        let page = pages[0]
+        #expect(page.components(separatedBy: "<svg").count == 2 && !page.lowercased().contains("<script"))
+        #expect(page.contains("<td>pause</td><td>50%</td>") && page.contains("pause 50%") && page.contains(challenger), "\(page)")
+        // The pause row's last two cells are its Δ̂ and h₁, to the page's four decimals.
+        let row = try #require(page.components(separatedBy: "<td>pause</td>").last?.components(separatedBy: "</tr>").first)
+        let cells = row.components(separatedBy: "<td class=\"n\">").dropFirst().compactMap { Double($0.components(separatedBy: "</td>")[0]) }
+        #expect(cells.count == 6 && abs(cells[4] - delta) < 6e-5 && abs(cells[5] - bound) < 6e-5, "\(row)")
+        #expect(try fx.modelctl(["experiment", "report", challenger, "--format", "pdf"]).status == 2)
+        let unwritable = try fx.modelctl(["experiment", "report", challenger, "--out", scratch.appendingPathComponent("no/such/dir.html").path])
+        #expect(unwritable.status == 1 && unwritable.stderr.contains("cannot write"), "\(unwritable.stderr)")
+
         // An unknown id or a release without a guard exits 1 saying so, either way; usage errors exit 2.
         let unknown = UUID().uuidString.lowercased()
         for extra in [[], offlineFlags] {
