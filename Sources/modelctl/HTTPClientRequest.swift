@@ -1,3 +1,5 @@
+import ObjectStorage
+
 /// One request to modeld: method, path under the server URL, query, body.
 struct HTTPClientRequest {
     enum Body {
@@ -16,28 +18,10 @@ struct HTTPClientRequest {
     /// Response headers the caller wants back (most callers need only status and body).
     var responseHeaders: [String] = []
 
+    /// Query values are RFC 3986-encoded: everything but unreserved characters is escaped (so
+    /// `&`, `=`, `+` too) — the same encoding S3's canonical URLs use.
     var pathAndQuery: String {
-        let pairs = query.compactMap { name, value in value.map { "\(name)=\(Self.percentEncoded($0))" } }
+        let pairs = query.compactMap { name, value in value.map { "\(name)=\(S3Encoding.uriEncode($0))" } }
         return pairs.isEmpty ? path : path + "?" + pairs.joined(separator: "&")
     }
-
-    /// RFC 3986 query value: everything but unreserved characters is escaped (so `&`, `=`, `+` too).
-    static func percentEncoded(_ value: String) -> String {
-        var out = ""
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out.unicodeScalars.append("%")
-                out.unicodeScalars.append(hexDigits[Int(byte >> 4)])
-                out.unicodeScalars.append(hexDigits[Int(byte & 0xF)])
-            }
-        }
-        return out
-    }
-
-    private static let hexDigits = Array("0123456789ABCDEF".unicodeScalars)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ModelCatalog
+import ObjectStorage
 
 /// `modelctl variant add|remove` (SPEC §3.1): device-class files of a release, through the
 /// server or, with `--models-dir`, straight into a models directory.
@@ -100,7 +101,7 @@ extension AdminAPI {
     }
 
     func removeVariant(named name: String, from id: String) throws(CLIFailure) -> [UInt8] {
-        let path = "/admin/models/\(id)/variants/\(HTTPClientRequest.percentEncoded(name))"
+        let path = "/admin/models/\(id)/variants/\(S3Encoding.uriEncode(name))"
         return try client.send(HTTPClientRequest(method: "DELETE", path: path)).expect(200).body
     }
 }
