@@ -22,6 +22,19 @@ public final class CurlEasy {
         }
         self.handle = handle
         errorBuffer.initialize(to: 0)
+        setDefaults()
+    }
+
+    /// Back to a fresh handle's options for the next request, keeping its open connections,
+    /// DNS and TLS session caches (curl_easy_reset).
+    public func reset() {
+        curl_easy_reset(handle)
+        curl_slist_free_all(headerList)
+        headerList = nil
+        setDefaults()
+    }
+
+    private func setDefaults() {
         set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         // No SIGALRM-based DNS timeouts; callers ignore SIGPIPE in the process instead.
         set(CURLOPT_NOSIGNAL, 1)

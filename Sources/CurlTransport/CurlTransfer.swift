@@ -13,14 +13,24 @@ public final class CurlTransfer {
     public private(set) var uploadError: (any Error)?
     private let progress: (any CurlProgressObserver)?
     private let collectsHeaders: Bool
+    /// Where the body goes instead of `responseBody` (streamed, not collected).
+    private let sink: (any CurlResponseSink)?
+    private var headDelivered = false
+    public private(set) var sinkError: (any Error)?
+    private let cancellation: CurlCancellation?
 
+    /// - Parameter easy: a handle to reuse (its open connections with it), reset by the caller;
+    ///   nil = a new one.
     public init(responseLimit: Int, upload: (any CurlUploadSource)?, progress: (any CurlProgressObserver)?,
-                collectsHeaders: Bool = false) throws(CurlSetupError) {
-        easy = try CurlEasy()
+                collectsHeaders: Bool = false, sink: (any CurlResponseSink)? = nil,
+                cancellation: CurlCancellation? = nil, easy: CurlEasy? = nil) throws(CurlSetupError) {
+        if let easy { self.easy = easy } else { self.easy = try CurlEasy() }
         self.responseLimit = responseLimit
         self.upload = upload
         self.progress = progress
-        self.collectsHeaders = collectsHeaders
+        self.collectsHeaders = collectsHeaders || sink != nil
+        self.sink = sink
+        self.cancellation = cancellation
     }
 
     public func perform() -> CURLcode {
@@ -52,24 +62,45 @@ public final class CurlTransfer {
                 return Int32(CURL_TRAILERFUNC_OK)
             }, CURLOPT_TRAILERFUNCTION)
         }
-        if progress != nil {
+        if progress != nil || cancellation != nil {
             easy.set(CURLOPT_XFERINFODATA, pointer: context)
             easy.check(modeld_curl_setopt_xferinfo_fn(easy.handle) { userdata, _, _, _, uploaded in
-                Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue().progress?.update(sent: Int64(uploaded))
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
+                if transfer.cancellation?.isCancelled == true { return 1 }
+                transfer.progress?.update(sent: Int64(uploaded))
                 return 0
             }, CURLOPT_XFERINFOFUNCTION)
             easy.set(CURLOPT_NOPROGRESS, 0)
         }
         let code = easy.perform()
         progress?.finish()
+        if code == CURLE_OK, sinkError == nil { deliverHead() }  // a response without a body
         return code
     }
 
-    /// Collects the response body in memory up to the limit; returning short aborts the transfer.
+    /// Streams the body into the sink, or collects it in memory up to the limit; returning
+    /// short aborts the transfer.
     private func receive(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let sink {
+            deliverHead()
+            guard sinkError == nil else { return 0 }
+            do { try sink.receive(bytes) } catch {
+                sinkError = error
+                return 0
+            }
+            return bytes.count
+        }
         guard responseBody.count + bytes.count <= responseLimit else { responseOverflowed = true; return 0 }
         responseBody.append(contentsOf: bytes)
         return bytes.count
+    }
+
+    /// Hands the sink the final response's head, once. Bodies of followed redirects never reach
+    /// the write callback, so the first body byte belongs to the final response.
+    private func deliverHead() {
+        guard let sink, !headDelivered else { return }
+        headDelivered = true
+        do { try sink.receive(status: easy.responseCode, headers: responseHeaders) } catch { sinkError = error }
     }
 
     /// One header line; a status line starts a new response (after 100 Continue or a redirect).
