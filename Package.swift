@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "HTMLPage"),
         .target(name: "Guardrails", dependencies: ["HTMLPage"]),
 
-        // libcurl easy handle and transfer callbacks, shared by modelctl's clients.
+        // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
         // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
         .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
@@ -78,9 +78,12 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
-        // The reference client apps embed (SPEC §13): Foundation(Networking), swift-crypto, ModeldSigning.
+        // The reference client apps embed (SPEC §13): swift-crypto, ModeldSigning; libcurl on Linux
+        // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere.
         .target(name: "ModeldClient", dependencies: [
             "ModeldSigning",
+            .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
+            .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "modeld-client", dependencies: [

@@ -45,14 +45,16 @@ enum DiskIO {
     }
 
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
-        try data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw ModeldClientError.io("write \(path): \(errorText())") }
-                offset += n
-            }
+        try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
+    }
+
+    static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, path: String) throws {
+        var offset = 0
+        while offset < raw.count {
+            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw ModeldClientError.io("write \(path): \(errorText())") }
+            offset += n
         }
     }
 

@@ -1,8 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Streams a release's file into `partial/<id>.part` and proves it is the signed one (SPEC §13):
 /// a fsynced checkpoint every 8 MiB, resume with `Range` + `If-Range: "<sha256>"`, identity
@@ -11,7 +8,7 @@ import FoundationNetworking
 struct Downloader {
     static let checkpointInterval: Int64 = 8 << 20
 
-    let transport: HTTPTransport
+    let transport: any HTTPTransport
     let directory: URL
 
     /// Downloads (or resumes) `release` and returns the verified, fsynced file.
@@ -34,11 +31,11 @@ struct Downloader {
         guard available >= needed else { throw ModeldClientError.insufficientStorage(needed: needed, available: available) }
 
         guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
-        var request = URLRequest(url: url)
-        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        var request = HTTPRequest(url: url)
+        request.headers["Accept-Encoding"] = "identity"
         if partial.written > 0 {
-            request.setValue("bytes=\(partial.written)-", forHTTPHeaderField: "Range")
-            request.setValue("\"\(release.sha256)\"", forHTTPHeaderField: "If-Range")
+            request.headers["Range"] = "bytes=\(partial.written)-"
+            request.headers["If-Range"] = "\"\(release.sha256)\""
         }
         do {
             try await transport.stream(request, into: partial)
@@ -54,7 +51,8 @@ struct Downloader {
 }
 
 /// The on-disk partial download of one release: `<id>.part` and its checkpoint `<id>.json`
-/// (the byte count known to be fsynced). Used only from the transport's delegate queue.
+/// (the byte count known to be fsynced). Used by one thread at a time: the transport's while the
+/// response streams in, then the downloader's.
 final class PartialFile: ResponseSink {
     enum Restart: Error { case rangeNotSatisfiable }
 
@@ -106,10 +104,10 @@ final class PartialFile: ResponseSink {
 
     func close() { DiskIO.closeFile(fd) }
 
-    func receive(_ response: HTTPURLResponse) throws {
-        switch response.statusCode {
+    func receive(_ head: ResponseHead) throws {
+        switch head.status {
         case 206 where written > 0:
-            let range = response.value(forHTTPHeaderField: "Content-Range") ?? ""
+            let range = head.header("Content-Range") ?? ""
             guard range.hasPrefix("bytes \(written)-"), range.hasSuffix("/\(release.size)") else {
                 throw ModeldClientError.network("Content-Range '\(range)' does not continue at byte \(written)")
             }
@@ -118,17 +116,17 @@ final class PartialFile: ResponseSink {
         case 416:
             throw Restart.rangeNotSatisfiable
         default:
-            throw ModeldClientError.server(status: response.statusCode, code: nil, message: "downloading \(release.url)")
+            throw ModeldClientError.server(status: head.status, code: nil, message: "downloading \(release.url)")
         }
     }
 
-    func receive(_ data: Data) throws {
-        guard written + Int64(data.count) <= release.size else {
+    func receive(_ bytes: UnsafeRawBufferPointer) throws {
+        guard written + Int64(bytes.count) <= release.size else {
             throw ModeldClientError.verification("the server sent more than the \(release.size) bytes of release \(release.id)")
         }
-        try DiskIO.writeAll(fd, data, path: partURL.path)
-        hasher.update(data: data)
-        written += Int64(data.count)
+        try DiskIO.writeAll(fd, bytes, path: partURL.path)
+        hasher.update(bufferPointer: bytes)
+        written += Int64(bytes.count)
         if written - lastCheckpoint >= Downloader.checkpointInterval { try checkpoint() }
     }
 

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The client side of modeld for apps (SPEC §13): checks for a newer model, downloads it with
 /// resume, verifies it, installs it atomically and keeps a durable queue of outcome events.
@@ -21,7 +18,7 @@ public actor ModeldClient {
     private let sdk: SDKVersion
     private let store: CacheStore
     private let events: EventQueue
-    private let transport = HTTPTransport()
+    private let transport = makeHTTPTransport()
     private let verifier: any MetadataVerifier
     private let lock: Int32
     private var state: CacheState
@@ -175,14 +172,14 @@ public actor ModeldClient {
         var query = [URLQueryItem(name: "sdk", value: configuration.sdkVersion),
                      URLQueryItem(name: "channel", value: configuration.channel)]
         query.append(URLQueryItem(name: "client_id", value: state.clientID))
-        var request = URLRequest(url: Self.url(base, path: "latest", query: query))
+        var request = HTTPRequest(url: Self.url(base, path: "latest", query: query))
         let batch = sendEvents ? try events.pending().first : nil
         if let batch {
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = EventQueue.body(batch, clientID: state.clientID)
+            request.method = "POST"
+            request.headers["Content-Type"] = "application/json"
+            request.body = EventQueue.body(batch, clientID: state.clientID)
         } else if let etag = state.etag, state.lastBody != nil {
-            request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+            request.headers["If-None-Match"] = etag
         }
         let answer = try await transport.send(request)
         if let batch, try settle(batch, answer), answer.status == 400 || answer.status == 413 {
@@ -214,7 +211,7 @@ public actor ModeldClient {
     private func checkStatic(_ location: URL, now: Date) async throws -> CheckResult {
         let pointerURL = location.lastPathComponent.hasSuffix(".sig.json") ? location
             : location.appendingPathComponent("latest_model_details.sig.json")
-        let pointerAnswer = try await transport.send(URLRequest(url: pointerURL))
+        let pointerAnswer = try await transport.send(HTTPRequest(url: pointerURL))
         guard pointerAnswer.status == 200 else {
             retryAfter = Backoff.retryAfter(pointerAnswer.header("Retry-After"), now: now)
             throw pointerAnswer.asError()
@@ -225,7 +222,7 @@ public actor ModeldClient {
         guard let snapshotURL = URL(string: pointer.file, relativeTo: pointerURL) else {
             throw ModeldClientError.verification("pointer names a bad file '\(pointer.file)'")
         }
-        let snapshot = try await transport.send(URLRequest(url: snapshotURL))
+        let snapshot = try await transport.send(HTTPRequest(url: snapshotURL))
         guard snapshot.status == 200 else {
             retryAfter = Backoff.retryAfter(snapshot.header("Retry-After"), now: now)
             throw snapshot.asError()  // a pointer whose file is missing means "later", never "no model"
@@ -351,10 +348,10 @@ public actor ModeldClient {
         var result = FlushResult()
         let url = Self.url(base, path: "events", query: [URLQueryItem(name: "sdk", value: configuration.sdkVersion)])
         for batch in try events.pending() {
-            var request = URLRequest(url: url)
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = EventQueue.body(batch, clientID: state.clientID)
+            var request = HTTPRequest(url: url)
+            request.method = "POST"
+            request.headers["Content-Type"] = "application/json"
+            request.body = EventQueue.body(batch, clientID: state.clientID)
             let answer = try await transport.send(request)
             let quarantined = answer.status == 400
             guard try settle(batch, answer) else { throw answer.asError() }
