@@ -119,7 +119,9 @@ public actor ModeldClient {
     private func performDownload(_ release: Release) async throws -> InstalledModel {
         try release.validate()
         let file = try await Downloader(transport: transport, directory: store.partial).fetch(release)
+        configuration.afterInstallStep?(.downloaded)
         let staging = try store.stage(file, as: release)
+        configuration.afterInstallStep?(.staged)
         if let preparer = configuration.preparer {
             do { try await preparer.prepare(model: staging.appendingPathComponent("model.\(release.fileExtension)"), into: staging) } catch {
                 try? FileManager.default.removeItem(at: staging)
@@ -127,6 +129,7 @@ public actor ModeldClient {
             }
         }
         let model = try store.commit(staging, as: release)
+        configuration.afterInstallStep?(.committed)
         if let old = state.active, old != release.id { state.previous.insert(old, at: 0) }
         state.previous.removeAll { $0 == release.id }
         state.previous = Array(state.previous.prefix(configuration.keepPrevious))
@@ -134,6 +137,7 @@ public actor ModeldClient {
         state.activations = 0
         state.activeIsGood = false
         try store.save(state)
+        configuration.afterInstallStep?(.activated)
         try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated"))
         store.collectModels(keep: Set([release.id] + state.previous), downloading: Set(downloadsInFlight.keys))
         store.collectPartials(except: Set(downloadsInFlight.keys).subtracting([release.id]))

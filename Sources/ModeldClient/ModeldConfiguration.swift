@@ -34,6 +34,9 @@ public struct ModeldConfiguration: Sendable {
     public var pollInterval: TimeInterval
     /// A step after verification and before activation (e.g. ``CoreMLCompiler`` on Apple platforms).
     public var preparer: (any ModelPreparer)?
+    /// Test-only: called after each install step, so a crash test can kill the process exactly
+    /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
+    @_spi(Testing) public var afterInstallStep: (@Sendable (InstallStep) -> Void)?
 
     public init(source: Source, sdkVersion: String, cacheDirectory: URL, channel: String = "stable",
                 clientID: String? = nil, trustedKeys: [TrustedPublicKey] = [], keepPrevious: Int = 1,
@@ -66,6 +69,19 @@ public struct ModeldConfiguration: Sendable {
         guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
         return version
     }
+}
+
+/// The durable steps of installing a downloaded release, in order; a crash after any of them
+/// leaves the previous model or the new one active, never a mix (SPEC §13).
+@_spi(Testing) public enum InstallStep: String, Sendable, CaseIterable {
+    /// The file is complete, verified and fsynced in `partial/`.
+    case downloaded
+    /// It sits with its `release.json` in a staging directory under `models/`.
+    case staged
+    /// The staging directory was renamed to `models/<id>/`; `state.json` still names the old model.
+    case committed
+    /// `state.json` names the new model; the `model_activated` event is not yet queued.
+    case activated
 }
 
 /// A public key the app trusts to sign update metadata (SPEC §12).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ModeldClient
+@_spi(Testing) import ModeldClient
 
 /// `modeld-client`: the reference client library on the command line (SPEC §13).
 @main
@@ -65,8 +65,22 @@ struct ModeldClientCommand: AsyncParsableCommand {
             }
             do { return try TrustedPublicKey(pubFileContents: text) } catch { throw CLIFailure("--trust-key \(path): \(error)", exitCode: 2) }
         }
-        return ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
-                                   channel: channel, clientID: clientId, trustedKeys: keys)
+        var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
+                                                channel: channel, clientID: clientId, trustedKeys: keys)
+        configuration.afterInstallStep = try Self.crashHook()
+        return configuration
+    }
+
+    /// Test-only hook: `MODELD_CLIENT_CRASH_AT=<step>` (an ``InstallStep`` name) SIGKILLs this
+    /// process right after that install step, so integration tests can prove a crash there
+    /// leaves the old or the new model active. Nothing is flushed or cleaned up, as in a real crash.
+    static func crashHook() throws -> (@Sendable (InstallStep) -> Void)? {
+        guard let name = ProcessInfo.processInfo.environment["MODELD_CLIENT_CRASH_AT"] else { return nil }
+        guard let target = InstallStep(rawValue: name) else {
+            let steps = InstallStep.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CLIFailure("MODELD_CLIENT_CRASH_AT must be one of \(steps), got '\(name)'", exitCode: 2)
+        }
+        return { step in if step == target { kill(getpid(), SIGKILL) } }
     }
 
     /// Opens the client for one command; failures become one line on stderr and an exit code.

@@ -83,6 +83,40 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: checkpoint.path))
     }
 
+    /// The real process is SIGKILLed right after each install step (the test-only hook
+    /// MODELD_CLIENT_CRASH_AT): what it leaves on disk has the old model active until state.json
+    /// names the new one, never a mix; the next run collects the leftovers and finishes.
+    @Test func sigkillBetweenInstallSteps_leavesTheOldOrTheNewModelActive_andTheNextRunFinishes_SPEC13() throws {
+        let first = try fx.publish(size: 10_000)
+        let steps = ["downloaded", "staged", "committed", "activated"]
+        func cache(_ step: String) -> URL { fx.scratch.appendingPathComponent("cache-\(step)") }
+        for step in steps { try #require(try fx.client(["update"], cache: cache(step)).status == 0) }
+        let second = try fx.publish(size: 20_000)
+
+        for step in steps {
+            let crashed = try ChildProcess.run(TestBinaries.modeldClient, fx.clientArguments(["update"], cache: cache(step)),
+                                               environment: ["MODELD_CLIENT_CRASH_AT": step])
+            #expect(crashed.status == SIGKILL, "\(step): exit \(crashed.status) \(crashed.stderr)")
+
+            let expected = step == "activated" ? second : first
+            let status = try fx.json(try fx.client(["--json", "status"], cache: cache(step)))
+            let active = try #require(status["active"] as? [String: Any], "\(step): \(status)")
+            #expect(active["id"] as? String == expected.id, "after \(step)")
+            #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == expected.sha256, "after \(step)")
+
+            let next = try fx.client(["--json", "update"], cache: cache(step))
+            #expect(next.status == 0, "after \(step): \(next.stderr)")
+            let installed = try #require(try fx.json(next)["active"] as? [String: Any])
+            #expect(installed["id"] as? String == second.id, "after \(step)")
+            #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(installed["path"] as? String))) == second.sha256)
+            let models = try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("models").path)
+            #expect(models.sorted() == [first.id, second.id].sorted(), "after \(step): \(models)")  // old kept for rollback
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("partial").path).isEmpty)
+        }
+        let bad = try ChildProcess.run(TestBinaries.modeldClient, fx.clientArguments(["status"]), environment: ["MODELD_CLIENT_CRASH_AT": "later"])
+        #expect(bad.status == 2 && bad.stderr.contains("MODELD_CLIENT_CRASH_AT"), "\(bad.stderr)")
+    }
+
     @Test func cutTransfer_resumesWithRange_andAnIgnoredRangeRestartsFromZero_SPEC13() throws {
         let size = 3 << 20 + 1
         let published = try fx.publish(size: size)

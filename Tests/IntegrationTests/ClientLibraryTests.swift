@@ -3,7 +3,8 @@ import ModeldClient
 import Testing
 
 /// `ModeldClient` in this process against the real modeld through the fault-injecting proxy
-/// (SPEC §13): single flight, Retry-After, launch health.
+/// (SPEC §13): single flight, Retry-After, launch health. (A crash between install steps is a
+/// real SIGKILL of the `modeld-client` process: ClientCLITests.)
 @Suite(.serialized) final class ClientLibraryTests {
     let fx: ClientFixture
     init() throws { fx = try ClientFixture() }
@@ -76,29 +77,6 @@ import Testing
         let export = try ChildProcess.run(TestBinaries.modelctl, ["events", "export", "--data-dir", fx.server.dataDir.path])
         #expect(export.stdout.contains("\"model_rejected\""))
         #expect(export.stdout.contains("\"crash_loop\"") && export.stdout.contains("\"accuracy\""))
-    }
-
-    /// What a SIGKILL between the install steps leaves (the new directory renamed into place but
-    /// state.json not yet replaced, a staging directory half built): the old model stays active,
-    /// the leftovers are collected at the next start, and the update then installs cleanly.
-    @Test func crashBetweenInstallSteps_leavesTheOldModelActive_andLeftoversAreCollected_SPEC13() async throws {
-        let first = try fx.publish(size: 10_000)
-        var client: ModeldClient? = try makeClient()
-        _ = try await client!.update()
-        client = nil
-        let second = try fx.publish(size: 20_000)
-        let models = fx.cache.appendingPathComponent("models")
-        for leftover in [second.id, ".\(second.id).tmp-\(UUID().uuidString)"] {
-            try FileManager.default.createDirectory(at: models.appendingPathComponent(leftover), withIntermediateDirectories: true)
-            try Data("torn".utf8).write(to: models.appendingPathComponent(leftover).appendingPathComponent("model.bin"))
-        }
-
-        client = try makeClient()
-        #expect(await client!.activeModel()?.id == first.id)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: models.path) == [first.id])
-        let updated = try await client!.update()
-        #expect(updated.status == .updated && updated.active?.id == second.id)
-        #expect(try SHA256Sum.of(try #require(updated.active?.path)) == second.sha256)
     }
 
     @Test func aSecondClientOnTheSameCache_isRefused() throws {
