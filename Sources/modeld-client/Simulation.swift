@@ -67,7 +67,8 @@ struct Simulation: Sendable {
                 group.addTask {
                     var client = worker
                     var next = start.addingTimeInterval(Double(worker) / plan.rate)
-                    while next.timeIntervalSince(start) < plan.duration {
+                    // Ends at --duration on the wall clock, also when the asked rate was not reached.
+                    while next.timeIntervalSince(start) < plan.duration, Date().timeIntervalSince(start) < plan.duration {
                         let wait = next.timeIntervalSinceNow
                         if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
                         next = next.addingTimeInterval(interval)
