@@ -11,9 +11,9 @@ import Synchronization
 /// so an update check and its download share a connection.
 final class CurlHTTPTransport: HTTPTransport {
     static let connectTimeoutSeconds = 30
-    /// A transfer that receives nothing for this long fails (URLSession's request timeout).
-    static let idleTimeoutSeconds = 60
     private static let maxIdleHandles = 4
+    /// A transfer that receives nothing for this many seconds fails (URLSession's request timeout).
+    private let idleTimeout: Int
 
     /// Idle handles; a handle moves between threads but is used by one at a time (libcurl
     /// allows that).
@@ -22,6 +22,8 @@ final class CurlHTTPTransport: HTTPTransport {
         var closed = false
     }
     private let pool = Mutex(Pool())
+
+    init(idleTimeout: Int) { self.idleTimeout = idleTimeout }
 
     func invalidate() { pool.withLock { $0 = Pool(handles: [], closed: true) } }
 
@@ -84,7 +86,7 @@ final class CurlHTTPTransport: HTTPTransport {
         easy.set(CURLOPT_MAXREDIRS, 5)
         easy.set(CURLOPT_CONNECTTIMEOUT, Self.connectTimeoutSeconds)
         easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, Self.idleTimeoutSeconds)
+        easy.set(CURLOPT_LOW_SPEED_TIME, idleTimeout)
         // Fewer, larger writes and hash updates per file than libcurl's 16 KiB default.
         easy.set(CURLOPT_BUFFERSIZE, 256 << 10)
         easy.set(CURLOPT_USERAGENT, "ModeldClient")

@@ -50,11 +50,12 @@ extension HTTPTransport {
 
 /// The platform's transport. FoundationNetworking's URLSession cannot apply back-pressure to a
 /// data task (docs/decisions/client.md), so Linux uses libcurl.
-func makeHTTPTransport() -> any HTTPTransport {
+/// - Parameter idleTimeout: a request that receives nothing for this long fails.
+func makeHTTPTransport(idleTimeout: Int = 60) -> any HTTPTransport {
     #if os(Linux)
-    CurlHTTPTransport()
+    CurlHTTPTransport(idleTimeout: idleTimeout)
     #else
-    URLSessionTransport()
+    URLSessionTransport(idleTimeout: idleTimeout)
     #endif
 }
 

@@ -20,14 +20,14 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
     private let sessionBox = Mutex<URLSession?>(nil)
     private let queue: OperationQueue
 
-    override init() {
+    init(idleTimeout: Int) {
         queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = 60
+        configuration.timeoutIntervalForRequest = TimeInterval(idleTimeout)
         configuration.httpCookieStorage = nil
         sessionBox.withLock { $0 = URLSession(configuration: configuration, delegate: self, delegateQueue: queue) }
     }

@@ -4,8 +4,8 @@ import Synchronization
 import Testing
 
 /// The platform's `HTTPTransport` (libcurl on Linux) against the real modeld through the fault
-/// proxy: what the library builds on — streaming into a sink, redirects, cancellation, a sink's
-/// error ending the transfer.
+/// proxy: what the library builds on — streaming into a sink, redirects, cancellation, the idle
+/// timeout, a sink's error ending the transfer.
 @Suite(.serialized) final class ClientTransportTests {
     let fx: ClientFixture
     let transport = makeHTTPTransport()
@@ -48,6 +48,18 @@ import Testing
         let sink = RecordingSink(failAfter: 1 << 20)
         await #expect(throws: RecordingSink.Enough.self) { try await self.transport.stream(HTTPRequest(url: file.url), into: sink) }
         #expect(sink.byteCount.load(ordering: .relaxed) < 2 << 20)
+    }
+
+    @Test func aServerThatGoesSilent_failsTheRequestAfterTheIdleTimeout() async throws {
+        fx.proxy.add(.init(pathContains: "/latest", fault: .stall, times: 1))
+        let transport = makeHTTPTransport(idleTimeout: 2)
+        let start = Date()
+        await #expect(throws: ModeldClientError.self) {
+            _ = try await transport.send(HTTPRequest(url: URL(string: self.fx.proxy.url + "/latest?sdk=2.3")!))
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 1.5 && elapsed < 10, "failed after \(elapsed) s")
+        #expect(fx.latestRequests.count == 1)
     }
 
     static func eventually(within seconds: Double, _ condition: () -> Bool) async -> Bool {

@@ -9,7 +9,7 @@ import Glibc
 /// says otherwise. Rules match a substring of the request target and apply to the next `times`
 /// matching requests: answer 503 + Retry-After, cut the body after N bytes, flip one body byte,
 /// append extra body bytes (Content-Length raised to match), throttle the body, drop the whole
-/// answer after the upstream produced it, or strip the request's Range.
+/// answer after the upstream produced it, strip the request's Range, or go silent.
 final class FaultProxy: @unchecked Sendable {
     enum Fault: Sendable {
         /// Answers itself, never asking upstream (`headers` without Content-Length/Connection).
@@ -22,6 +22,8 @@ final class FaultProxy: @unchecked Sendable {
         case dropResponse
         /// Relays the request without its `Range` and `If-Range` (a cache that ignores ranges).
         case ignoreRange
+        /// Reads the request and answers nothing until the client gives up (at most 30 s).
+        case stall
 
         static func serviceUnavailable(retryAfter: String) -> Fault {
             .respond(status: "503 Service Unavailable", headers: ["Content-Type: application/json", "Retry-After: \(retryAfter)"],
@@ -118,6 +120,10 @@ final class FaultProxy: @unchecked Sendable {
             guard let i = s.rules.firstIndex(where: { requestLine[1].contains($0.pathContains) && $0.times > 0 }) else { return nil }
             s.rules[i].times -= 1
             return s.rules[i].fault
+        }
+        if case .stall = fault {
+            _ = Self.receive(client, &buffer)  // returns when the client closes, or after SO_RCVTIMEO
+            return
         }
         if case .respond(let status, let extra, let body) = fault {
             let head = (["HTTP/1.1 \(status)"] + extra + ["Content-Length: \(body.count)", "Connection: close"]).joined(separator: "\r\n")
