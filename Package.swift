@@ -90,6 +90,8 @@ let package = Package(
 
         // The raw-socket HTTP client every test target that talks to a server shares.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPWire"], path: "Tests/Support/HTTPTestSupport"),
+        // The seeded generator of reproducible tests and simulations.
+        .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
@@ -101,13 +103,15 @@ let package = Package(
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
-        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog"]),
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
-        .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails"], exclude: ["Fixtures"]),
+        .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
-        .testTarget(name: "IntegrationTests", dependencies: ["HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "Guardrails"]),
+        .testTarget(name: "IntegrationTests", dependencies: [
+            "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails",
+        ]),
     ]
 )

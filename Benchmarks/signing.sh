@@ -29,7 +29,7 @@ cp -r "$REPO/models" "$BENCH_ROOT/models"
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
-start() { # name extra-env… → echoes the port
+start() { # name extra-env… → sets STARTED_PORT (not echoed: PIDS+= must run in this shell)
   local name=$1; shift
   (cd "$BENCH_ROOT" && exec env -u MODELD_ADMIN_TOKEN "$@" "$BIN/modeld" --listen 127.0.0.1:0 --workers "$WORKERS" \
     --models-dir "$BENCH_ROOT/models" --data-dir "$BENCH_ROOT/data-$name" --instance-id "$name" \
@@ -37,13 +37,13 @@ start() { # name extra-env… → echoes the port
   PIDS+=($!)
   for _ in $(seq 1 200); do
     local port; port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$BENCH_ROOT/$name.log" | grep -oE '[0-9]+$' || true)
-    [[ -n $port ]] && { echo "$port"; return; }
+    [[ -n $port ]] && { STARTED_PORT=$port; return; }
     sleep 0.05
   done
   die "$name did not start; see $BENCH_ROOT/$name.log"
 }
-OFF=$(start off MODELD_ACCESS_LOG=off)
-ON=$(start on MODELD_ACCESS_LOG=off MODELD_SIGNING_KEYS="$BENCH_ROOT/keys/a.key,$BENCH_ROOT/keys/b.key")
+start off MODELD_ACCESS_LOG=off; OFF=$STARTED_PORT
+start on MODELD_ACCESS_LOG=off MODELD_SIGNING_KEYS="$BENCH_ROOT/keys/a.key,$BENCH_ROOT/keys/b.key"; ON=$STARTED_PORT
 curl -sf -D - -o /dev/null "http://127.0.0.1:$ON/latest?sdk=2.3" | grep -qi '^modeld-signature:' || die "the signing server sends no signature"
 curl -sf -D - -o /dev/null "http://127.0.0.1:$OFF/latest?sdk=2.3" | grep -qi '^modeld-signature:' && die "the unsigned server signs"
 

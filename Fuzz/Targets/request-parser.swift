@@ -1,5 +1,6 @@
 // libFuzzer target: RequestParser on arbitrary bytes. Beyond "no crash", checks that the
-// outcome does not depend on how the bytes arrive (one read vs. two), and walks pipelined heads.
+// outcome does not depend on how the bytes arrive (one read vs. two), walks pipelined heads, and
+// checks that the one-pass query lookups agree with the full item list.
 import HTTPWire
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,6 +20,8 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
             check(early == whole, "a prefix decided differently from the whole buffer")
         }
 
+        if case .head(let head, _) = whole { checkQuery(head) }
+
         // Pipelined heads: each must consume at least one byte and stay inside the buffer.
         var parser = RequestParser(maxHeaderBytes: 1024)
         var offset = 0
@@ -29,4 +32,16 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         }
     }
     return 0
+}
+
+/// When every item decodes, `queryItem` and `queryValues` give the first item of each name.
+func checkQuery(_ head: RequestHead) {
+    guard let items = head.queryItems() else { return }
+    let names = Array(Set(items.map(\.name)).prefix(64))
+    var found = [String?](repeating: nil, count: names.count)
+    head.queryValues(QueryNames(names)) { i, v in found[i] = v }
+    for (i, name) in names.enumerated() {
+        let first = items.first { $0.name == name }?.value
+        check(head.queryItem(name) == first && found[i] == first, "query lookups disagree on '\(name)'")
+    }
 }

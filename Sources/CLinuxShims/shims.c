@@ -2,6 +2,10 @@
 #include "CLinuxShims.h"
 #include <string.h>
 #include <pthread.h>
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int modeld_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
@@ -40,3 +44,11 @@ int modeld_sigmask_block(const int *signals, int count) {
 static __thread void *current_loop;
 void modeld_set_current_loop(void *loop) { current_loop = loop; }
 void *modeld_current_loop(void) { return current_loop; }
+
+int modeld_lower_thread_priority(int increment) {
+    id_t tid = (id_t)syscall(SYS_gettid);
+    errno = 0;
+    int current = getpriority(PRIO_PROCESS, tid);
+    if (current == -1 && errno != 0) return -1;
+    return setpriority(PRIO_PROCESS, tid, current + increment);
+}

@@ -8,7 +8,7 @@ enum FieldLines {
     static func parse(_ block: UnsafeRawBufferPointer.SubSequence, into fields: inout HTTPFields) -> HTTPError? {
         var lineStart = block.startIndex
         while lineStart < block.endIndex {
-            guard let lf = block[lineStart...].firstIndex(of: ASCII.lf), lf > lineStart, block[lf - 1] == ASCII.cr else {
+            guard let lf = block[lineStart...].index(ofByte: ASCII.lf), lf > lineStart, block[lf - 1] == ASCII.cr else {
                 return .badRequest("field line not terminated by CRLF")
             }
             if let e = parseLine(block[lineStart..<(lf - 1)], into: &fields) { return e }
@@ -21,7 +21,7 @@ enum FieldLines {
     private static func parseLine(_ line: UnsafeRawBufferPointer.SubSequence, into fields: inout HTTPFields) -> HTTPError? {
         guard let first = line.first else { return .badRequest("empty field line") }
         if ASCII.isWhitespace(first) { return .badRequest("obsolete line folding is not accepted") }
-        guard let colon = line.firstIndex(of: ASCII.colon) else { return .badRequest("field line without a colon") }
+        guard let colon = line.index(ofByte: ASCII.colon) else { return .badRequest("field line without a colon") }
         let name = line[line.startIndex..<colon]
         if let last = name.last, ASCII.isWhitespace(last) { return .badRequest("whitespace before the colon of a field name") }
         guard !name.isEmpty, name.allSatisfy(ASCII.isToken) else { return .badRequest("invalid character in a field name") }

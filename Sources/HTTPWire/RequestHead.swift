@@ -29,37 +29,6 @@ public struct RequestHead: Sendable, Equatable {
         self.keepAlive = keepAlive
     }
 
-    /// The percent-decoded value of the first `name=` item of the query ('+' is a space), or nil.
-    /// A malformed escape leaves the item undecodable: nil.
-    public func queryItem(_ name: String) -> String? {
-        for item in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let eq = item.firstIndex(of: UInt8(ascii: "=")) ?? item.endIndex
-            guard let key = Self.percentDecoded(item[item.startIndex..<eq]), key == name else { continue }
-            return eq == item.endIndex ? "" : Self.percentDecoded(item[item.index(after: eq)...])
-        }
-        return nil
-    }
-
-    static func percentDecoded(_ bytes: Substring.UTF8View.SubSequence) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            let b = bytes[i]
-            if b == UInt8(ascii: "%") {
-                let h = bytes.index(after: i)
-                guard h < bytes.endIndex, bytes.index(after: h) < bytes.endIndex,
-                      let hi = hexValue(bytes[h]), let lo = hexValue(bytes[bytes.index(after: h)]) else { return nil }
-                out.append(hi << 4 | lo)
-                i = bytes.index(h, offsetBy: 2)
-            } else {
-                out.append(b == UInt8(ascii: "+") ? UInt8(ascii: " ") : b)
-                i = bytes.index(after: i)
-            }
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
     static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {
         case 48...57: b - 48

@@ -28,7 +28,7 @@ public struct RequestParser: Sendable {
         while buf.count - start >= 2, buf[start] == ASCII.cr, buf[start + 1] == ASCII.lf { start += 2 }
         if start == buf.count || (buf.count - start == 1 && buf[start] == ASCII.cr) { return .needMore }
 
-        guard let lineLF = buf[start...].firstIndex(of: ASCII.lf) else {
+        guard let lineLF = buf[start...].index(ofByte: ASCII.lf) else {
             return buf.count - start > Self.maxRequestLine + 1 ? .error(.uriTooLong) : .needMore
         }
         if lineLF - start > Self.maxRequestLine + 1 { return .error(.uriTooLong) }
@@ -37,7 +37,7 @@ public struct RequestParser: Sendable {
         // End of head: the first CRLFCRLF (or a CRLF right after the request line).
         var end: Int? = nil
         var i = max(lineLF, scanned)
-        while i < buf.count, let lf = buf[i...].firstIndex(of: ASCII.lf) {
+        while i < buf.count, let lf = buf[i...].index(ofByte: ASCII.lf) {
             if lf >= 2, buf[lf - 1] == ASCII.cr, buf[lf - 2] == ASCII.lf { end = lf + 1; break }
             i = lf + 1
         }
@@ -57,8 +57,8 @@ public struct RequestParser: Sendable {
 
     private static func makeHead(requestLine line: UnsafeRawBufferPointer.SubSequence,
                                  fieldBlock: UnsafeRawBufferPointer.SubSequence) -> Result<RequestHead, HTTPError> {
-        guard let sp1 = line.firstIndex(of: ASCII.sp),
-              let sp2 = line[(sp1 + 1)...].firstIndex(of: ASCII.sp) else {
+        guard let sp1 = line.index(ofByte: ASCII.sp),
+              let sp2 = line[(sp1 + 1)...].index(ofByte: ASCII.sp) else {
             return .failure(.badRequest("request line is not 'method target version'"))
         }
         let method = line[line.startIndex..<sp1], target = line[(sp1 + 1)..<sp2], version = line[(sp2 + 1)...]
@@ -120,7 +120,7 @@ public struct RequestParser: Sendable {
         }
 
         let path: String, query: String
-        if let q = target.firstIndex(of: UInt8(ascii: "?")) {
+        if let q = target.index(ofByte: UInt8(ascii: "?")) {
             path = String(decoding: UnsafeRawBufferPointer(rebasing: target[target.startIndex..<q]), as: UTF8.self)
             query = String(decoding: UnsafeRawBufferPointer(rebasing: target[(q + 1)...]), as: UTF8.self)
         } else {

@@ -8,36 +8,38 @@ public struct CatalogSnapshot: Sendable {
     /// The bytes `GET /latest_model_details.json` (without `sdk`) answers when the server
     /// builds it itself rather than reading the publisher's file.
     public let latestDetails: [UInt8]
-    /// `documentKey` → §4.1 document, for every active release and each of its live variants:
-    /// one finished body per possible answer.
-    public let documents: [String: [UInt8]]
+    /// §4.1 document for every active release and each of its live variants: one finished
+    /// body per possible answer.
+    public let documents: [DocumentKey: [UInt8]]
 
     public init(catalog: Catalog, publicBaseURL: String) {
         self.catalog = catalog
         self.publicBaseURL = publicBaseURL
-        var documents: [String: [UInt8]] = [:]
+        var documents: [DocumentKey: [UInt8]] = [:]
         for r in catalog.releases where r.state == .active {
-            documents[Self.documentKey(r, nil)] = r.documentJSON(publicBaseURL: publicBaseURL)
-            for v in r.variants where v.isLive {
-                documents[Self.documentKey(r, v)] = r.documentJSON(publicBaseURL: publicBaseURL, variant: v)
+            documents[DocumentKey(seq: r.seq, variant: nil)] = r.documentJSON(publicBaseURL: publicBaseURL)
+            for (i, v) in r.variants.enumerated() where v.isLive {
+                documents[DocumentKey(seq: r.seq, variant: i)] = r.documentJSON(publicBaseURL: publicBaseURL, variant: v)
             }
         }
         self.documents = documents
         latestDetails = catalog.latestDetailsJSON(publicBaseURL: publicBaseURL)
     }
 
-    /// The key of an answer's pre-built body: the release id, or `<id>/<variant name>` (a name
-    /// never contains `/`).
-    public static func documentKey(_ release: Release, _ variant: Variant?) -> String {
-        variant.map { release.id + "/" + $0.name } ?? release.id
+    /// Names an answer's pre-built body by integers, so the per-request lookup builds and hashes
+    /// no strings: the release's seq (unique, never reused) and the variant's index in it.
+    public struct DocumentKey: Hashable, Sendable {
+        public let seq: Int64
+        /// Index into `release.variants`; nil = the release's own file.
+        public let variant: Int?
     }
 
     public struct Answer: Sendable, Equatable {
         public let release: Release
-        /// The variant answered instead of the release's own file (SPEC §3.1), if any.
-        public let variant: Variant?
-        public let documentKey: String
-        public let document: [UInt8]
+        public let key: DocumentKey
+        /// The variant answered instead of the release's own file (SPEC §3.1), if any; looked
+        /// up on demand so the hot path copies no variant.
+        public var variant: Variant? { key.variant.map { release.variants[$0] } }
         /// `Cache-Control: private` when true (SPEC §4.1).
         public let dependsOnClientID: Bool
     }
@@ -50,10 +52,12 @@ public struct CatalogSnapshot: Sendable {
     ) -> Answer? {
         let s = catalog.select(sdk: sdk, channel: channel, clientID: clientID)
         guard let r = s.release else { return nil }
-        let v = device.isEmpty ? nil : r.variant(for: device)
-        let key = Self.documentKey(r, v)
-        return Answer(release: r, variant: v, documentKey: key,
-                      document: documents[key] ?? r.documentJSON(publicBaseURL: publicBaseURL, variant: v),
-                      dependsOnClientID: s.dependsOnClientID)
+        let i = device.isEmpty ? nil : r.variantIndex(for: device)
+        return Answer(release: r, key: DocumentKey(seq: r.seq, variant: i), dependsOnClientID: s.dependsOnClientID)
+    }
+
+    /// The §4.1 body of `answer`.
+    public func document(_ answer: Answer) -> [UInt8] {
+        documents[answer.key] ?? answer.release.documentJSON(publicBaseURL: publicBaseURL, variant: answer.variant)
     }
 }

@@ -17,23 +17,31 @@ public struct DeviceAttributes: Hashable, Sendable {
     }
 
     /// From query values (nil = absent); an invalid one throws `invalid_parameter` naming it.
-    public init(query value: (String) -> String?) throws(CatalogError) {
-        if let p = value("platform") {
-            guard Self.isPlatform(p) else { throw .invalid("platform", "must match [a-z0-9_-]{1,32}") }
-            platform = p
+    public init(parsing platform: String?, os: String?, ramMB: String?, device: String?) throws(CatalogError) {
+        if let platform {
+            guard Self.isPlatform(platform) else { throw .invalid("platform", "must match [a-z0-9_-]{1,32}") }
+            self.platform = platform
         }
-        if let o = value("os") {
-            guard let v = SDKVersion(o) else { throw .invalid("os", "must be MAJOR[.MINOR[.PATCH]] with components 0–999999") }
-            os = v
+        if let os {
+            guard let v = SDKVersion(os) else { throw .invalid("os", "must be MAJOR[.MINOR[.PATCH]] with components 0–999999") }
+            self.os = v
         }
-        if let r = value("ram_mb") {
-            guard let v = Int(r), String(v) == r, Self.ramRange.contains(v) else { throw .invalid("ram_mb", "must be an integer 0–10000000") }
-            ramMB = v
+        if let ramMB {
+            guard let v = Self.ramMB(ramMB) else { throw .invalid("ram_mb", "must be an integer 0–10000000") }
+            self.ramMB = v
         }
-        if let d = value("device") {
-            guard Self.isDevice(d) else { throw .invalid("device", "must be 1–64 printable ASCII characters") }
-            device = d
+        if let device {
+            guard Self.isDevice(device) else { throw .invalid("device", "must be 1–64 printable ASCII characters") }
+            self.device = device
         }
+    }
+
+    /// Canonical decimal only (no sign, no leading zeros but "0"), within `ramRange`.
+    static func ramMB(_ s: String) -> Int? {
+        let b = s.utf8
+        guard (1...8).contains(b.count), b.allSatisfy({ (48...57).contains($0) }), b.count == 1 || b.first != 48 else { return nil }
+        let v = b.reduce(0) { $0 * 10 + Int($1 - 48) }
+        return ramRange.contains(v) ? v : nil
     }
 
     public var isEmpty: Bool { platform == nil && os == nil && ramMB == nil && device == nil }

@@ -17,26 +17,32 @@ public struct SDKVersion: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// Strict: ASCII digits and dots only, 1–3 components, none empty, each ≤ 6 digits
     /// (so no overflow and no `+1`, ` 1`, `1.`, `.1`, `1..2`, `1.2.3.4`).
     public init?(_ text: some StringProtocol) {
-        var parts = [0, 0, 0]
+        // Plain locals, not an array: parsed on every update check (sdk, os).
+        var done = (0, 0)
+        var current = 0
         var index = 0
         var digits = 0
         for byte in text.utf8 {
             if byte == UInt8(ascii: ".") {
                 if digits == 0 || index == 2 { return nil }
+                if index == 0 { done.0 = current } else { done.1 = current }
                 index += 1
                 digits = 0
+                current = 0
             } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
                 digits += 1
                 if digits > 6 { return nil }
-                parts[index] = parts[index] * 10 + Int(byte - UInt8(ascii: "0"))
+                current = current * 10 + Int(byte - UInt8(ascii: "0"))
             } else {
                 return nil
             }
         }
         if digits == 0 { return nil }
-        self.major = parts[0]
-        self.minor = parts[1]
-        self.patch = parts[2]
+        switch index {
+        case 0: (major, minor, patch) = (current, 0, 0)
+        case 1: (major, minor, patch) = (done.0, current, 0)
+        default: (major, minor, patch) = (done.0, done.1, current)
+        }
     }
 
     public static func < (a: SDKVersion, b: SDKVersion) -> Bool {

@@ -62,8 +62,8 @@ public struct Variant: Hashable, Sendable {
 extension Release {
     /// The first live variant whose every condition holds for `device` (SPEC §3.1), nil = the
     /// release's own file.
-    public func variant(for device: DeviceAttributes) -> Variant? {
-        variants.first { $0.isLive && $0.requires.matches(device) }
+    public func variantIndex(for device: DeviceAttributes) -> Int? {
+        variants.firstIndex { $0.isLive && $0.requires.matches(device) }
     }
 
     public func liveVariant(named name: String) -> Variant? {

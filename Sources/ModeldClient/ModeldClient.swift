@@ -380,9 +380,12 @@ public actor ModeldClient {
         return true
     }
 
-    private static func url(_ base: URL, path: String, query: [URLQueryItem]) -> URL {
+    /// `+` is escaped too: URLComponents leaves it literal, and modeld (like every form decoder)
+    /// reads a literal `+` as a space, so a client id `a+b` would be bucketed as `a b`.
+    static func url(_ base: URL, path: String, query: [URLQueryItem]) -> URL {
         var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
         components.queryItems = query
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
         return components.url!
     }
 }

@@ -1,3 +1,4 @@
+import CLinuxShims
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -51,6 +52,8 @@ final class BackgroundLoop: Sendable {
     }
 
     private func loop() {
+        // Like the access-log writer: background work never preempts a request.
+        _ = modeld_lower_thread_priority(AccessLogWriter.niceIncrement)
         var poked = true   // the first run counts as poked: start-up work
         while !stopping.withLock({ $0 }) {
             let waitMs = body(poked)

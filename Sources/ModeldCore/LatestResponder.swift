@@ -19,11 +19,11 @@ struct LatestResponder: Sendable {
         var device: DeviceAttributes
 
         static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
-            let item = lookup(head)
-            guard let text = item("sdk"), let sdk = SDKVersion(text) else {
+            let p = Parameters(head)
+            guard let text = p.sdk, let sdk = SDKVersion(text) else {
                 return .failure(HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999"))
             }
-            return optionalParameters(item).map {
+            return p.validated().map {
                 Query(sdk: sdk, sdkText: text, channel: $0.channel, clientID: $0.clientID, device: $0.device)
             }
         }
@@ -32,34 +32,58 @@ struct LatestResponder: Sendable {
         /// route, the derived file's included: a malformed parameter is a client bug whether or
         /// not it changes the answer.
         static func invalidParameter(_ head: RequestHead) -> HTTPError? {
-            if case .failure(let e) = optionalParameters(lookup(head)) { return e }
+            if case .failure(let e) = Parameters(head).validated() { return e }
             return nil
         }
+    }
 
-        /// One pass over the query for every parameter (first occurrence wins, as with
-        /// queryItem); a malformed escape anywhere falls back to per-name lookups, so a bad
-        /// unrelated item still changes nothing.
-        private static func lookup(_ head: RequestHead) -> (String) -> String? {
-            let items = head.queryItems()
-            return { name in
-                guard let items else { return head.queryItem(name) }
-                return items.first { $0.name == name }?.value
+    /// The raw values an update check reads, from one pass over the query (first occurrence
+    /// of each wins; a value with a malformed escape counts as absent, as with queryItem).
+    private struct Parameters {
+        var sdk, channel, clientID, platform, os, ramMB, device: String?
+
+        private static let names = QueryNames(["sdk", "channel", "client_id", "platform", "os", "ram_mb", "device"])
+
+        init(_ head: RequestHead) {
+            head.queryValues(Self.names) { i, value in
+                switch i {
+                case 0: sdk = value
+                case 1: channel = value
+                case 2: clientID = value
+                case 3: platform = value
+                case 4: os = value
+                case 5: ramMB = value
+                default: device = value
+                }
             }
         }
 
-        private static func optionalParameters(
-            _ item: (String) -> String?
-        ) -> Result<(channel: String, clientID: String?, device: DeviceAttributes), HTTPError> {
-            let channel = item("channel") ?? Release.defaultChannel
-            guard (try? Release.validateChannel(channel)) != nil else {
-                return .failure(HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}"))
+        /// Everything but `sdk`, checked (a concrete struct rather than a tuple: no generic
+        /// metadata instantiated per request).
+        struct Validated {
+            var channel = Release.defaultChannel
+            var clientID: String?
+            var device = DeviceAttributes.none
+        }
+
+        func validated() -> Result<Validated, HTTPError> {
+            var v = Validated()
+            if let channel {
+                guard (try? Release.validateChannel(channel)) != nil else {
+                    return .failure(HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}"))
+                }
+                v.channel = channel
             }
-            let clientID = item("client_id")
-            if let clientID, !ClientID.isValid(clientID) {
-                return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
+            if let clientID {
+                guard ClientID.isValid(clientID) else {
+                    return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
+                }
+                v.clientID = clientID
             }
+            guard platform != nil || os != nil || ramMB != nil || device != nil else { return .success(v) }
             do throws(CatalogError) {
-                return .success((channel, clientID, try DeviceAttributes(query: item)))
+                v.device = try DeviceAttributes(parsing: platform, os: os, ramMB: ramMB, device: device)
+                return .success(v)
             } catch {
                 return .failure(HTTPError(400, "invalid_parameter", "\(error.parameter ?? "query"): \(error.message)"))
             }
@@ -94,7 +118,7 @@ struct LatestResponder: Sendable {
     func answerWithVersion(_ q: Query) -> (body: ServedCatalog.LatestBody, privately: Bool, catalog: Int64)? {
         let served = catalog.served
         guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID, device: q.device),
-              let body = served.latestBodies[a.documentKey] else { return nil }
+              let body = served.latestBodies[a.key] else { return nil }
         return (body, a.dependsOnClientID, served.catalogVersion)
     }
 

@@ -27,7 +27,7 @@ final class ServedCatalog: Sendable {
     }
 
     let snapshot: CatalogSnapshot
-    let latestBodies: [String: LatestBody]      // CatalogSnapshot.documentKey → bodies
+    let latestBodies: [CatalogSnapshot.DocumentKey: LatestBody]
     let details: LatestBody                     // /latest_model_details.json without sdk
     let files: [String: ModelFile]              // "<id>.<ext>" → file
 
@@ -37,7 +37,7 @@ final class ServedCatalog: Sendable {
     init(catalog: Catalog, store: CatalogStore, signing: Signing? = nil) {
         let base = store.baseURL(of: catalog)
         snapshot = CatalogSnapshot(catalog: catalog, publicBaseURL: base)
-        var bodies: [String: LatestBody] = [:]
+        var bodies: [CatalogSnapshot.DocumentKey: LatestBody] = [:]
         var files: [String: ModelFile] = [:]
         // One signed body per possible answer: each release and each of its live variants.
         for (key, document) in snapshot.documents {
@@ -72,7 +72,7 @@ final class ServedCatalog: Sendable {
         })
     }
 
-    private init(_ other: ServedCatalog, bodies: [String: LatestBody]) {
+    private init(_ other: ServedCatalog, bodies: [CatalogSnapshot.DocumentKey: LatestBody]) {
         snapshot = other.snapshot
         latestBodies = bodies
         details = other.details

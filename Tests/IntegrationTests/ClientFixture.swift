@@ -19,6 +19,8 @@ final class ClientFixture {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }
 
+    deinit { proxy.stop() }
+
     var cache: URL { scratch.appendingPathComponent("cache") }
 
     /// Publishes `size` random bytes through the admin API; returns (id, sha256, file).

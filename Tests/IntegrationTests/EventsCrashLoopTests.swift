@@ -1,18 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import TestRandomness
 
-/// SplitMix64: a seeded generator, so a failing run can be replayed from its seed (crash loop, guard simulations).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What the test itself reads in a segment, independently of the store's reader: batch ids of
 /// the lines a commit record covers, of the whole lines after the last record ("cut": a write

@@ -78,7 +78,10 @@ final class FaultProxy: @unchecked Sendable {
         thread.start()
     }
 
-    deinit { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+    /// Ends the accept loop, which holds the proxy alive and closes the listener itself on its
+    /// way out (closing it here could hand its descriptor number to the next test's socket
+    /// while the loop still accepts on it).
+    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -88,6 +91,7 @@ final class FaultProxy: @unchecked Sendable {
     var responses: [(target: String, head: String)] { state.withLock { $0.responses } }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 { if errno == EINTR { continue } else { return } }

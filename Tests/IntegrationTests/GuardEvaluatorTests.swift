@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestRandomness
 
 /// The guard evaluator through the real binaries (SPEC §11.4, issue #11 item 6): simulated
 /// clients post outcome events over HTTP; the server itself judges and acts.

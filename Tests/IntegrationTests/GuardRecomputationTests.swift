@@ -2,6 +2,7 @@ import Foundation
 import Guardrails
 import HTTPTestSupport
 import Testing
+import TestRandomness
 
 /// A guard's decision, taken by the real `modeld`, checked against a recomputation the test makes
 /// itself from `modelctl events export` (issue #11 item 6): per client first, then per arm, then

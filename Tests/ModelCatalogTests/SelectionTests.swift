@@ -120,7 +120,7 @@ import Testing
         let snap = CatalogSnapshot(catalog: catalog, publicBaseURL: "http://h")
         let anon = try #require(snap.latest(sdk: v("1"), clientID: nil))
         #expect(anon.release.seq == 1 && !anon.dependsOnClientID)
-        #expect(anon.document == rel(1).documentJSON(publicBaseURL: "http://h"))
+        #expect(snap.document(anon) == rel(1).documentJSON(publicBaseURL: "http://h"))
         #expect(snap.latest(sdk: v("1"), clientID: "c4")?.release.seq == 2)  // bucket 46 < 50
         #expect(snap.latest(sdk: v("0.9"), clientID: nil) == nil)
         #expect(snap.latestDetails == catalog.latestDetailsJSON(publicBaseURL: "http://h"))

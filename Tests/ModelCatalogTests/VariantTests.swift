@@ -58,12 +58,12 @@ import Testing
 
     @Test(arguments: [
         (["platform": "iOS"], "platform"), (["os": "17."], "os"), (["ram_mb": "8GB"], "ram_mb"),
-        (["ram_mb": "10000001"], "ram_mb"), (["ram_mb": "+5"], "ram_mb"), (["device": ""], "device"),
+        (["ram_mb": "10000001"], "ram_mb"), (["ram_mb": "+5"], "ram_mb"), (["ram_mb": "08"], "ram_mb"), (["ram_mb": ""], "ram_mb"), (["device": ""], "device"),
         (["device": String(repeating: "x", count: 65)], "device"), (["device": "a\u{7}"], "device"),
     ])
     func deviceAttributesNameTheBadParameter(query: [String: String], parameter: String) {
         do {
-            _ = try DeviceAttributes(query: { query[$0] })
+            _ = try DeviceAttributes(parsing: query["platform"], os: query["os"], ramMB: query["ram_mb"], device: query["device"])
             Issue.record("\(query) accepted")
         } catch {
             #expect(error.parameter == parameter)
@@ -110,7 +110,7 @@ import Testing
 
         let t0 = Timestamp(millisecondsSinceEpoch: 1_800_000_000_000)
         _ = try s.removeVariant(named: "8gb", from: r.id, now: t0)
-        #expect(try s.load().release(id: r.id)?.variant(for: DeviceAttributes(ramMB: 9000)) == nil)
+        #expect(try s.load().release(id: r.id)?.variantIndex(for: DeviceAttributes(ramMB: 9000)) == nil)
         #expect(try s.collectGarbage(graceDays: 7, now: t0.adding(days: 6)).isEmpty)
         #expect(dir.exists("models/\(v.file)"), "served through the grace period")
         #expect(try s.collectGarbage(graceDays: 7, now: t0.adding(days: 7)).count == 1)
@@ -139,8 +139,8 @@ import Testing
         let v = release.variants[0]
         let snap = CatalogSnapshot(catalog: try s.load(), publicBaseURL: "https://cdn.example")
         let a = try #require(snap.latest(sdk: SDKVersion("1")!, clientID: nil, device: DeviceAttributes(platform: "ios")))
-        #expect(a.variant == v && a.documentKey == "\(r.id)/small")
-        let text = String(decoding: a.document, as: UTF8.self)
+        #expect(a.variant == v && a.key == CatalogSnapshot.DocumentKey(seq: release.seq, variant: 0))
+        let text = String(decoding: snap.document(a), as: UTF8.self)
         #expect(text == #"{"url":"https://cdn.example/models/\#(v.file)","id":"\#(r.id)","sha256":"\#(v.sha256)","size":3,"sdk_min":"1","channel":"stable","label":"fam","published_at":"\#(release.publishedAt.rfc3339)","variant":"small"}"#)
         #expect(snap.latest(sdk: SDKVersion("1")!, clientID: nil)?.variant == nil)
         #expect(!String(decoding: snap.latestDetails, as: UTF8.self).contains(v.file), "the static file holds default files only")

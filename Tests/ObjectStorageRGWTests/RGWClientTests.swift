@@ -2,6 +2,7 @@ import Foundation
 import ObjectStorage
 import ObjectStorageCurl
 import Testing
+import TestRandomness
 
 /// The S3 client against a real Ceph RGW, which checks signatures, payload hashes and
 /// Content-Length the way AWS does (reference/object-storage.md §3).
@@ -11,7 +12,7 @@ struct RGWClientTests {
 
     /// A scratch file of `size` pseudo-random bytes and its SHA-256.
     static func scratchFile(size: Int, seed: UInt8 = 1, ext: String = "bin") throws -> (path: String, bytes: [UInt8], sha256: String) {
-        var generator = SplitMix(state: UInt64(seed))
+        var generator = SeededGenerator(state: UInt64(seed))
         // Eight bytes per step: a byte-at-a-time loop takes seconds for 12 MiB in a debug build.
         var bytes = [UInt8](repeating: 0, count: size)
         bytes.withUnsafeMutableBytes { buffer in
@@ -193,14 +194,3 @@ final class Counter: @unchecked Sendable {
     var value: Int { lock.withLock { count } }
 }
 
-/// Deterministic bytes for scratch files.
-struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import TestRandomness
 
 /// xoshiro256** (Blackman & Vigna), seeded through SplitMix64: fast, and the same numbers on
 /// every machine, so a simulation's rates are reproducible to the last digit.
@@ -10,15 +11,8 @@ struct SeededRandom: RandomNumberGenerator {
     private var s0, s1, s2, s3: UInt64
 
     init(seed: UInt64) {
-        var x = seed
-        func splitMix() -> UInt64 {
-            x &+= 0x9E37_79B9_7F4A_7C15
-            var z = x
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        s0 = splitMix(); s1 = splitMix(); s2 = splitMix(); s3 = splitMix()
+        var splitMix = SeededGenerator(state: seed)
+        s0 = splitMix.next(); s1 = splitMix.next(); s2 = splitMix.next(); s3 = splitMix.next()
     }
 
     /// An independent stream per (scenario, run): runs do not depend on each other's draws.
