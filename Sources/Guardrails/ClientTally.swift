@@ -3,11 +3,8 @@ public enum Arm: UInt8, Hashable, Sendable, CaseIterable {
     case treatment, control
 }
 
-/// What the evaluator keeps per client (SPEC §11.5: ≤ 64 bytes per client): the arm and the
-/// running count and total of its counted events. 13 bytes, stride 16. Keyed by a 64-bit hash
-/// of client_id (a collision among a million clients has odds of about 3e-8), a table entry is
-/// 24 bytes; a Dictionary at its 3/8–3/4 load holds a client in 32–64 bytes (1 M clients:
-/// 2^21 buckets, 48 MiB).
+/// What the evaluator keeps per client: the arm and the running count and total of its counted
+/// events, stored field by field in a `ClientTable` (SPEC §11.5: ≤ 64 bytes per client).
 /// The client's value is total/events: for `rate` the share of events with the outcome, for
 /// `mean` the mean value (SPEC §11.1).
 public struct ClientTally: Hashable, Sendable {
@@ -17,8 +14,12 @@ public struct ClientTally: Hashable, Sendable {
     public let arm: Arm
 
     public init(arm: Arm) {
-        self.total = 0
-        self.events = 0
+        self.init(arm: arm, events: 0, total: 0)
+    }
+
+    init(arm: Arm, events: UInt32, total: Double) {
+        self.total = total
+        self.events = events
         self.arm = arm
     }
 

@@ -8,7 +8,7 @@ struct GuardExperiment {
     let releaseID: String
     private(set) var release: Release
     private(set) var arms = GuardAccumulator()
-    private var clients: [UInt64: ClientTally] = [:]
+    private var clients = ClientTable()
     /// Clients seen with events that did not count (outside both arms, or a treatment client
     /// not yet on the challenger): the `pending` diagnostic.
     private var pending: Set<UInt64> = []
@@ -53,7 +53,7 @@ struct GuardExperiment {
             return
         }
         arms.record(events: 1, total: x, into: &t)
-        clients[key] = t
+        clients.set(t, for: key)
     }
 
     /// 64-bit FNV-1a of the client id: a table key of 8 bytes whatever the id's length (SPEC

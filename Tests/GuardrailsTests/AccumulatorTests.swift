@@ -50,13 +50,6 @@ import Testing
         #expect(tally.events == .max && tally.total == 0 && arms.treatment.clients == 1)
     }
 
-    /// The evaluator's per-client budget (SPEC §11.5: ≤ 64 bytes per client with its key).
-    @Test func clientTally_is13BytesStride16_SPEC11_5() {
-        #expect(MemoryLayout<ClientTally>.size == 13)
-        #expect(MemoryLayout<ClientTally>.stride == 16)
-        #expect(MemoryLayout<UInt64>.stride + MemoryLayout<ClientTally>.stride == 24)
-    }
-
     /// Variance divided by n; for 0/1 values exactly p̂(1−p̂).
     @Test func armStats_meanAndVariance_SPEC11_3() {
         let rate = ArmStats(clients: 1_000, sum: 50, sumOfSquares: 50)

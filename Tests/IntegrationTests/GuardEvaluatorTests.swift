@@ -6,13 +6,6 @@ import TestRandomness
 /// The guard evaluator through the real binaries (SPEC §11.4, issue #11 item 6): simulated
 /// clients post outcome events over HTTP; the server itself judges and acts.
 @Suite(.serialized) final class GuardEvaluatorTests {
-    private func post(_ c: RawClient, _ path: String, _ body: String) throws -> [String: Any] {
-        try c.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        let response = try c.readResponse()
-        try #require(response.status == 200, "\(path) → \(response.status) \(response.text)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-    }
-
     /// `clients` simulated clients over one keep-alive connection: each checks for an update,
     /// then reports 4 outcomes of the model it runs, `purchased` with probability
     /// `rate(onChallenger)`. Returns the clients that got the challenger.
@@ -24,14 +17,14 @@ import TestRandomness
         var onChallenger: [String] = []
         for i in 0..<clients {
             let client = "client-\(i)"
-            let model = try #require(try post(connection, "/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
+            let model = try #require(try connection.postJSON("/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
             if model == challenger { onChallenger.append(client) }
             if dropsReport(i, model == challenger) { continue }
             let p = rate(model == challenger)
             let events = (0..<4).map { _ in
                 #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
             }
-            _ = try post(connection, "/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
+            _ = try connection.postJSON("/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
         }
         return onChallenger
     }

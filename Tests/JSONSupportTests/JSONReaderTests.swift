@@ -26,6 +26,16 @@ struct JSONReaderTests {
         #expect(node?.range == 1..<60)
     }
 
+    /// Strings without escapes: ASCII is taken as it is, anything else is validated as UTF-8.
+    @Test func json_unescapedStrings_asciiAsIs_otherBytesValidated() throws {
+        #expect(try JSONReader.parse(bytes(#""plain ascii""#)).value.stringValue == "plain ascii")
+        #expect(try JSONReader.parse(bytes("\"é😀\"")).value.stringValue == "é😀")
+        // A cut 2-byte sequence, a cut 3-byte sequence, an overlong '/'.
+        for bad: [UInt8] in [[0x22, 0x61, 0xC3, 0x28, 0x22], [0x22, 0xE2, 0x82, 0x22], [0x22, 0xC0, 0xAF, 0x22]] {
+            #expect(throws: JSONReader.Failure(offset: 1, reason: "invalid UTF-8")) { try JSONReader.parse(bad) }
+        }
+    }
+
     @Test func json_membersAndExactLiterals() throws {
         let source = bytes(#"{"price":0.0004,"n":{"deep":[1E3]},"s":"x","t":true,"z":null}"#)
         let root = try JSONReader.parse(source)
