@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # A throw-away Ceph RGW (S3) on loopback for tests: one mon, one memstore OSD, one radosgw,
 # all data under DIR, ports picked free, processes stopped by the PIDs in DIR/run.
-#   scripts/rgw.sh start DIR [BUCKET...]  → writes DIR/env (RGW_ENDPOINT, AWS_ACCESS_KEY_ID,
+#   scripts/rgw.sh start DIR [BUCKET[:public]...]  → writes DIR/env (RGW_ENDPOINT, AWS_ACCESS_KEY_ID,
 #                                           AWS_SECRET_ACCESS_KEY) and prints the endpoint
 #   scripts/rgw.sh stop DIR
+# BUCKET:public also gets a bucket policy letting anyone GET its objects (not list them), as a
+# bucket serving static update checks and downloads has (SPEC §9.1). RGW_MEMSTORE_BYTES sets the
+# OSD's capacity (default 2 GiB; memstore keeps every object in RAM).
 # With RGW_OWNER_PID set, a watchdog stops the cluster once that process has exited.
 # Recipe and why each setting: docs/decisions/object-storage.md, reference/object-storage.md §3.
 # Needs radosgw, ceph-mon, ceph-osd (make deps installs them). Exit 3: packages missing.
 set -euo pipefail
 
-usage() { echo "usage: $0 start DIR [BUCKET...] | stop DIR" >&2; exit 2; }
+usage() { echo "usage: $0 start DIR [BUCKET[:public]...] | stop DIR" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd=$1; B=$(realpath -m "$2"); shift 2
 
@@ -73,7 +76,7 @@ ms cluster mode = crc
 ms mon service mode = crc
 ms mon cluster mode = crc
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = ${RGW_MEMSTORE_BYTES:-2147483648}
 osd pool default size = 1
 osd pool default min size = 1
 osd pool default pg num = 8
@@ -109,11 +112,19 @@ CONF
   local ak=RGWTESTKEY sk; sk=$(python3 -c 'import secrets; print(secrets.token_hex(20))')
   timeout 30 radosgw-admin -c "$C" user create --uid mirror --display-name mirror \
     --access-key "$ak" --secret "$sk" >/dev/null
-  local bucket
-  for bucket in "$@"; do
+  local spec bucket policy
+  for spec in "$@"; do
+    bucket=${spec%:public}
     curl -sf -o /dev/null -X PUT --aws-sigv4 aws:amz:us-east-1:s3 --user "$ak:$sk" \
       -H 'x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' \
       "http://127.0.0.1:$rgw/$bucket" || { echo "rgw.sh: cannot create bucket $bucket" >&2; exit 1; }
+    [ "$spec" != "$bucket" ] || continue
+    # Anonymous s3:GetObject on every key; listing stays private. libcurl 7.88 signs the query
+    # verbatim, so the valueless `policy` parameter is sent in canonical form, `policy=`.
+    policy='{"Version":"2012-10-17","Statement":[{"Sid":"PublicRead","Effect":"Allow","Principal":"*","Action":["s3:GetObject"],"Resource":["arn:aws:s3:::'"$bucket"'/*"]}]}'
+    curl -sf -o /dev/null -X PUT --aws-sigv4 aws:amz:us-east-1:s3 --user "$ak:$sk" \
+      -H "x-amz-content-sha256: $(printf '%s' "$policy" | sha256sum | cut -d' ' -f1)" -H 'Content-Type: application/json' \
+      --data-binary "$policy" "http://127.0.0.1:$rgw/$bucket?policy=" || { echo "rgw.sh: cannot set the public-read policy of $bucket" >&2; exit 1; }
   done
   umask 077
   printf 'RGW_ENDPOINT=http://127.0.0.1:%s\nAWS_ACCESS_KEY_ID=%s\nAWS_SECRET_ACCESS_KEY=%s\n' "$rgw" "$ak" "$sk" >"$B/env"

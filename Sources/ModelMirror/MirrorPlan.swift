@@ -45,6 +45,25 @@ public struct MirrorPlan: Sendable, Equatable {
     public var conflicts: [Step] { steps.filter { $0.action == .conflict } }
     public var bytesToUpload: Int64 { uploads.reduce(0) { $0 + $1.object.size } }
 
+    /// The uploads in the order they must complete, as runs that may go concurrently:
+    /// consecutive single-request uploads of immutable objects of one kind (model files, or
+    /// snapshots), none of which names another. A multipart upload and each pointer JSON form a
+    /// run of their own, and a run starts only after the one before it has finished, so
+    /// everything an object names is in the bucket before it (SPEC §9.1).
+    public var batches: [[Step]] {
+        var batches: [[Step]] = []
+        for step in uploads {
+            if Self.batchable(step), let last = batches.last?.last, Self.batchable(last), last.object.kind == step.object.kind {
+                batches[batches.count - 1].append(step)
+            } else {
+                batches.append([step])
+            }
+        }
+        return batches
+    }
+
+    private static func batchable(_ step: Step) -> Bool { step.action == .upload && step.object.isImmutable }
+
     /// One line per object for `--dry-run`: action, kind, size, key.
     public var lines: [String] {
         steps.map { "\($0.action.rawValue)\t\($0.object.kind.rawValue)\t\($0.object.size)\t\($0.object.key)" }

@@ -25,23 +25,23 @@ extension S3Client {
     }
 
     /// Uploads every part of `plan` not in `done` (as ListParts reported it; a listed part of
-    /// the wrong size is sent again) and returns all parts for Complete, in order.
-    public func uploadMissingParts(_ key: String, uploadID: String, file path: String, plan: PartPlan,
-                                   done: [PartListPage.Part], progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> [CompletedPart] {
-        var parts: [CompletedPart] = []
-        defer { progress?.finish() }
-        for number in 1...plan.partCount {
+    /// the wrong size is sent again), `concurrency` parts at a time, and returns all parts for
+    /// Complete, in order. Each part is hashed just before it is sent, by the thread sending it.
+    public func uploadMissingParts(_ key: String, uploadID: String, file path: String, plan: PartPlan, done: [PartListPage.Part],
+                                   concurrency: Int = 1, progress: (any CurlProgressObserver)? = nil) throws(S3Error) -> [CompletedPart] {
+        let reusable = Dictionary(done.filter { $0.partNumber >= 1 && $0.partNumber <= plan.partCount && $0.size == plan.range(ofPart: $0.partNumber).length }
+            .map { ($0.partNumber, $0.etag) }, uniquingKeysWith: { first, _ in first })
+        let combined = progress.map { CombinedProgress($0, alreadySent: reusable.keys.reduce(0) { $0 + plan.range(ofPart: $1).length }) }
+        defer { combined?.finish() }
+        let client = self
+        return try Parallel.map(plan.partCount, width: concurrency) { index throws(S3Error) -> CompletedPart in
+            let number = index + 1
+            if let etag = reusable[number] { return CompletedPart(partNumber: number, etag: etag) }
             let range = plan.range(ofPart: number)
-            if let part = done.first(where: { $0.partNumber == number && $0.size == range.length }) {
-                parts.append(CompletedPart(partNumber: number, etag: part.etag))
-                continue
-            }
             let partSHA = try Self.sha256(of: path, offset: range.offset, length: range.length)
-            let partProgress = progress.map { PartProgress(whole: $0, offset: range.offset) }
-            parts.append(try uploadPart(key, uploadID: uploadID, number: number,
-                                        body: .file(path: path, offset: range.offset, length: range.length), sha256: partSHA, progress: partProgress))
+            return try client.uploadPart(key, uploadID: uploadID, number: number, body: .file(path: path, offset: range.offset, length: range.length),
+                                         sha256: partSHA, progress: combined?.observer(forJob: number))
         }
-        return parts
     }
 
     /// Lowercase hex SHA-256 of `length` bytes of the file from `offset`, read in 1 MiB chunks.
@@ -59,19 +59,4 @@ extension S3Client {
         }
         return S3RequestBuilder.hex(hasher.finalize())
     }
-}
-
-/// One part's progress reported as progress through the whole object; the object's observer
-/// finishes once, after the last part.
-private final class PartProgress: CurlProgressObserver {
-    let whole: any CurlProgressObserver
-    let offset: Int64
-
-    init(whole: any CurlProgressObserver, offset: Int64) {
-        self.whole = whole
-        self.offset = offset
-    }
-
-    func update(sent: Int64) { whole.update(sent: offset + sent) }
-    func finish() {}
 }

@@ -29,14 +29,19 @@ struct CatalogSetBaseURLCommand: ParsableCommand {
     func run() throws {
         try failing {
             let base = try ShippedConfig.validatedBaseURL(url, flag: "URL")
+            // Keys are loaded first: one modeld would refuse stops the command before anything changes.
+            let signing = try SigningConfig.signer(keyFiles: [])
+            // The writer's own base is irrelevant here: set-base-url overrides whatever is recorded.
+            let store = CatalogStore(directory: modelsDir, publicBaseURL: base)
             let change: Versioned<String?>
             do throws(CatalogError) {
-                // The writer's own base is irrelevant here: set-base-url overrides whatever is recorded.
-                change = try CatalogStore(directory: modelsDir, publicBaseURL: base).setPublicBaseURL(base)
+                change = try store.setPublicBaseURL(base)
             } catch {
                 throw CLIFailure(error)
             }
             let changed = change.value != base
+            // Every url changed: the signed pointer must name the new snapshot, not the old URLs.
+            if changed { SigningConfig.refresh(store, with: signing, after: "base URL set") }
             if json {
                 var w = JSONWriter()
                 w.beginObject()

@@ -20,6 +20,8 @@ struct MirrorCommand: ParsableCommand {
     var maxAge: Int?
     @Option(help: ArgumentHelp("Files above SIZE go multipart (always above 5 GiB).", valueName: "size")) var multipartThreshold = "100MiB"
     @Option(help: ArgumentHelp("Multipart part size (default: max(8 MiB, size/10,000 rounded up to 1 MiB)).", valueName: "size")) var partSize: String?
+    @Option(help: ArgumentHelp("Requests in flight at once: HEADs, the parts of a file, a batch of files (never a JSON before its files).",
+                               valueName: "n")) var concurrency = 8
     @Flag(help: "Print the plan (one line per object: action, kind, size, key) and change nothing.") var dryRun = false
     @Flag(help: "Keep running: mirror again within seconds of every catalog change or re-signed JSON; failures retry with backoff.")
     var watch = false
@@ -28,6 +30,7 @@ struct MirrorCommand: ParsableCommand {
     func validate() throws {
         if watch && dryRun { throw ValidationError("--watch and --dry-run cannot be combined") }
         if let maxAge, maxAge < 0 { throw ValidationError("--max-age must not be negative") }
+        guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1-64") }
         _ = try size(multipartThreshold, "--multipart-threshold")
         if let partSize {
             let bytes = try size(partSize, "--part-size")
@@ -40,7 +43,7 @@ struct MirrorCommand: ParsableCommand {
             let (client, prefix) = try storage.client()
             let mirror = MirrorRunner(client: client, modelsDir: modelsDir, prefix: prefix, pointerMaxAge: try resolvedMaxAge(),
                                       multipartThreshold: try size(multipartThreshold, "--multipart-threshold"),
-                                      partSize: try partSize.map { try size($0, "--part-size") })
+                                      partSize: try partSize.map { try size($0, "--part-size") }, concurrency: concurrency)
             if watch {
                 MirrorWatch(modelsDir: modelsDir).run { () throws(CLIFailure) in try pass(mirror) }
             }

@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import ModelCatalog
 import ModelMirror
@@ -5,7 +6,9 @@ import ObjectStorage
 import ObjectStorageCurl
 
 /// The I/O around MirrorPlan: reads the catalog and the local JSON files, HEADs every key,
-/// then uploads in plan order. Sequential on purpose: the order is the consistency guarantee.
+/// then uploads in plan order. Requests go `concurrency` at a time only where order does not
+/// matter (HEADs, the parts of one file, a batch of files): each batch of the plan finishes
+/// before the next starts, which is the consistency guarantee.
 struct MirrorRunner {
     let client: S3Client
     let modelsDir: String
@@ -13,6 +16,7 @@ struct MirrorRunner {
     let pointerMaxAge: Int
     let multipartThreshold: Int64
     let partSize: Int64?
+    let concurrency: Int
 
     struct Summary {
         var uploaded = 0, skipped = 0, deleted = 0
@@ -45,11 +49,15 @@ struct MirrorRunner {
             throw CLIFailure("cannot read the catalog in \(modelsDir): \(error)")
         }
         let objects = MirrorObject.desired(catalog: catalog, modelsDir: modelsDir, prefix: prefix, json: try localJSON(), pointerMaxAge: pointerMaxAge)
-        var remote: [String: RemoteObject?] = [:]
-        for object in objects {
-            try checkLocal(object)
-            remote[object.key] = try storage { () throws(S3Error) in try client.head(object.key).map { RemoteObject(size: $0.size, sha256: $0.sha256) } }
+        for object in objects { try checkLocal(object) }
+        let client = self.client
+        let heads = try storage { () throws(S3Error) in
+            try Parallel.map(objects.count, width: concurrency) { index throws(S3Error) in
+                try client.head(objects[index].key).map { RemoteObject(size: $0.size, sha256: $0.sha256) }
+            }
         }
+        var remote: [String: RemoteObject?] = [:]
+        for (object, head) in zip(objects, heads) { remote[object.key] = head }
         let plan = MirrorPlan(objects: objects, remote: remote, multipartThreshold: multipartThreshold)
         if let conflict = plan.conflicts.first {
             throw CLIFailure("\(conflict.object.key) already exists in the bucket with other content (size or x-amz-meta-sha256 differ); "
@@ -94,38 +102,56 @@ struct MirrorRunner {
     }
 
     func run(_ pass: Pass) throws(CLIFailure) -> Summary {
-        let plan = pass.uploads
         var summary = Summary()
-        for step in plan.steps {
-            let object = step.object
-            guard step.action != .skip else { summary.skipped += 1; continue }
-            let attributes = ObjectAttributes(contentType: object.contentType, cacheControl: object.cacheControl, sha256: object.sha256)
-            // A progress line per object, on a terminal only (ProgressBar.forTerminal).
-            let progress = ProgressBar.forTerminal(total: object.size)
-            let outcome = try step.action == .multipart ? uploadMultipart(object, attributes, progress) : storage { () throws(S3Error) in
-                try client.upload(object.key, file: object.localPath, size: object.size, sha256: object.sha256, attributes: attributes,
-                                  createOnly: object.isImmutable, progress: progress)
-            }
-            if outcome == .alreadyExists {
-                // Another writer created it between our HEAD and PUT: fine only if it is the same bytes.
-                let head = try storage { () throws(S3Error) in try client.head(object.key) }
-                guard head?.size == object.size, head?.sha256 == object.sha256 else {
-                    throw CLIFailure("\(object.key) was created concurrently with other content")
+        summary.skipped = pass.uploads.steps.count(where: { $0.action == .skip })
+        for batch in pass.uploads.batches {
+            // A progress line per batch, on a terminal only (ProgressBar.forTerminal).
+            let progress = ProgressBar.forTerminal(total: batch.reduce(0) { $0 + $1.object.size })
+            let created: [Bool]
+            if batch.count == 1 {
+                created = [try upload(batch[0], progress: progress)]
+            } else {
+                let combined = progress.map { CombinedProgress($0) }
+                defer { combined?.finish() }
+                let runner = self
+                created = try Parallel.map(batch.count, width: concurrency) { index throws(CLIFailure) in
+                    try runner.upload(batch[index], progress: combined?.observer(forJob: index))
                 }
-                summary.skipped += 1
-                continue
             }
-            summary.uploaded += 1
-            summary.bytes += object.size
+            for (step, isNew) in zip(batch, created) {
+                if isNew {
+                    summary.uploaded += 1
+                    summary.bytes += step.object.size
+                } else {
+                    summary.skipped += 1
+                }
+            }
         }
         try delete(pass.deletions, summary: &summary)
         return summary
     }
 
+    /// Uploads one object; false when another writer created it between our HEAD and PUT with
+    /// the same bytes (an error with other bytes).
+    private func upload(_ step: MirrorPlan.Step, progress: (any CurlProgressObserver)?) throws(CLIFailure) -> Bool {
+        let object = step.object
+        let attributes = ObjectAttributes(contentType: object.contentType, cacheControl: object.cacheControl, sha256: object.sha256)
+        let outcome = try step.action == .multipart ? uploadMultipart(object, attributes, progress) : storage { () throws(S3Error) in
+            try client.upload(object.key, file: object.localPath, size: object.size, sha256: object.sha256, attributes: attributes,
+                              createOnly: object.isImmutable, progress: progress)
+        }
+        guard outcome == .alreadyExists else { return true }
+        let head = try storage { () throws(S3Error) in try client.head(object.key) }
+        guard head?.size == object.size, head?.sha256 == object.sha256 else {
+            throw CLIFailure("\(object.key) was created concurrently with other content")
+        }
+        return false
+    }
+
     /// A multipart upload that survives being killed: the upload id is journaled before any part
     /// goes out; a later run lists the parts already in the bucket and sends only the others.
     /// An upload journaled for other bytes or another part size is aborted and started over.
-    private func uploadMultipart(_ object: MirrorObject, _ attributes: ObjectAttributes, _ progress: ProgressBar?) throws(CLIFailure) -> PutOutcome {
+    private func uploadMultipart(_ object: MirrorObject, _ attributes: ObjectAttributes, _ progress: (any CurlProgressObserver)?) throws(CLIFailure) -> PutOutcome {
         let plan = try storage { () throws(S3Error) in try PartPlan(objectSize: object.size, partSize: partSize) }
         let journal = MirrorJournal(modelsDir: modelsDir)
         var resumed: (uploadID: String, done: [PartListPage.Part])?
@@ -152,7 +178,8 @@ struct MirrorRunner {
             try journal.record(.init(key: object.key, upload_id: uploadID, size: object.size, sha256: object.sha256, part_size: plan.partSize))
         }
         let parts = try storage { () throws(S3Error) in
-            try client.uploadMissingParts(object.key, uploadID: uploadID, file: object.localPath, plan: plan, done: resumed?.done ?? [], progress: progress)
+            try client.uploadMissingParts(object.key, uploadID: uploadID, file: object.localPath, plan: plan, done: resumed?.done ?? [],
+                                          concurrency: concurrency, progress: progress)
         }
         do {
             let outcome = try client.completeMultipartUpload(object.key, uploadID: uploadID, parts: parts, createOnly: object.isImmutable)

@@ -31,24 +31,10 @@ struct OfflinePublisher: Publisher {
             let catalogRequest = try request.catalogRequest()
             if let other = catalogRequest.conflictingGuard(in: catalog) { throw CatalogError.experimentRunning(other) }
             let release = try store.publishFile(path: request.file, catalogRequest, instance: instance)
-            signDetails()
+            SigningConfig.refresh(store, with: signing, after: "published")
             return release.adminJSON()
         } catch {
             throw CLIFailure(error)
-        }
-    }
-}
-
-extension OfflinePublisher {
-    /// The release is in; a signing failure is reported but does not undo it (a running
-    /// server or `modelctl sign refresh` re-signs).
-    private func signDetails() {
-        guard let signing else { return }
-        do throws(CatalogError) {
-            try SignedDetails(store: store, signer: signing.signer, graceDays: signing.graceDays)
-                .refresh(now: Int64(Date().timeIntervalSince1970))
-        } catch {
-            printError("modelctl: warning: published, but \(SignedPointer.fileName) was not written: \(error.message)")
         }
     }
 }

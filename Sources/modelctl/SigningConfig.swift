@@ -20,6 +20,20 @@ enum SigningConfig {
         return (Signer(keys: keys, ttlSeconds: Int64(ttl)), config?.retiredGraceDays ?? 7)
     }
 
+    /// After an offline catalog change (`what`, e.g. "published"): with keys, the snapshot and
+    /// the pointer follow at once (SPEC §12), so a mirrored bucket never serves a pointer naming
+    /// an older version. A signing failure is a warning: the change stands, and a running
+    /// server or `modelctl sign refresh` re-signs.
+    static func refresh(_ store: CatalogStore, with signing: (signer: Signer, graceDays: Int)?, after what: String) {
+        guard let signing else { return }
+        do throws(CatalogError) {
+            try SignedDetails(store: store, signer: signing.signer, graceDays: signing.graceDays)
+                .refresh(now: Int64(Date().timeIntervalSince1970))
+        } catch {
+            printError("modelctl: warning: \(what), but \(SignedPointer.fileName) was not written: \(error.message)")
+        }
+    }
+
     /// keyids of the configured signing keys that load (for `keys list`).
     static func loadedKeyIDs() -> Set<String> {
         guard let keys = (try? ShippedConfig.load())??.signing?.keys else { return [] }

@@ -51,6 +51,18 @@ struct MirrorPlanTests {
         #expect(plan.lines[1] == "multipart\tmodel\t\(200 << 20)\tmodels/00000000-0000-4000-8000-000000000002.onnx")
     }
 
+    /// Files go together, then snapshots together; a multipart file and each pointer alone.
+    @Test func batches_concurrentOnlyWithinOneKindOfImmutableObject_SPEC9_1() {
+        func object(_ kind: MirrorObject.Kind, _ key: String, size: Int64 = 10) -> MirrorObject {
+            MirrorObject(kind: kind, key: key, localPath: "/m/" + key, size: size, sha256: key, contentType: "a", cacheControl: "c")
+        }
+        let objects = [object(.modelFile, "f1"), object(.modelFile, "f2"), object(.modelFile, "big", size: 200 << 20), object(.modelFile, "f3"),
+                       object(.modelFile, "same"), object(.modelFile, "f4"), object(.snapshot, "d1"), object(.snapshot, "d2"),
+                       object(.pointer, "latest"), object(.pointer, "sig")]
+        let plan = MirrorPlan(objects: objects, remote: ["same": RemoteObject(size: 10, sha256: "same")], multipartThreshold: 100 << 20)
+        #expect(plan.batches.map { $0.map(\.object.key) } == [["f1", "f2"], ["big"], ["f3", "f4"], ["d1", "d2"], ["latest"], ["sig"]])
+    }
+
     @Test func plan_multipartAlwaysAbove5GiB() {
         let big = MirrorObject(kind: .modelFile, key: "k", localPath: "/f", size: (5 << 30) + 1, sha256: "x", contentType: "a", cacheControl: "c")
         #expect(MirrorPlan(objects: [big], remote: [:], multipartThreshold: 1 << 40).steps[0].action == .multipart)

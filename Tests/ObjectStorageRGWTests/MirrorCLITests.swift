@@ -279,5 +279,7 @@ struct MirrorCLITests {
         #expect(badTo.status == 2 && badTo.stderr.contains("s3://BUCKET"))
         let badPart = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--part-size", "1MiB"], timeout: 30)
         #expect(badPart.status == 2)
+        let badConcurrency = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--concurrency", "0"], timeout: 30)
+        #expect(badConcurrency.status == 2 && badConcurrency.stderr.contains("--concurrency must be 1-64"))
     }
 }

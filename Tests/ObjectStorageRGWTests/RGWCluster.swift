@@ -7,6 +7,8 @@ import ObjectStorageCurl
 /// PID at exit (or by the script's watchdog if this process dies first).
 final class RGWCluster: Sendable {
     static let bucket = "mirror-test"
+    /// A bucket whose objects anyone may GET (scripts/rgw.sh's `:public` policy), as a static host's.
+    static let publicBucket = "static-test"
     let directory: String
     let endpoint: String
     let credentials: Credentials
@@ -45,7 +47,7 @@ final class RGWCluster: Sendable {
         // Unix socket paths are limited to 108 bytes: keep the directory short.
         let directory = "/tmp/rgw-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let started = ContinuousClock.now
-        let result = Spawn.run("/bin/bash", [script, "start", directory, bucket], environment: ["RGW_OWNER_PID": String(getpid())], timeout: 120)
+        let result = Spawn.run("/bin/bash", [script, "start", directory, bucket, publicBucket + ":public"], environment: ["RGW_OWNER_PID": String(getpid())], timeout: 120)
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         guard result.status == 0, let env = try? String(contentsOfFile: directory + "/env", encoding: .utf8) else {
             return .failure(StartFailure(description: "scripts/rgw.sh start failed (exit \(result.status)): \(result.stdout)\(result.stderr)"))

@@ -38,16 +38,18 @@ enum Spawn {
         }
     }
 
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double) -> Result {
-        guard let running = start(executable, arguments, environment: environment) else {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
+                    timeout: Double) -> Result {
+        guard let running = start(executable, arguments, environment: environment, directory: directory) else {
             return Result(status: -1, stdout: "", stderr: "cannot run \(executable)")
         }
         return running.wait(timeout: timeout)
     }
 
     /// `environment` is merged over this process's, minus its AWS_* variables (a developer's
-    /// credentials must not leak into a test).
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> Running? {
+    /// credentials must not leak into a test). `directory` is the child's working directory
+    /// (modelctl reads ./config/modeld.json from it).
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) -> Running? {
         let base = "/tmp/spawn-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let outPath = base + ".out", errPath = base + ".err"
         var actions = posix_spawn_file_actions_t()
@@ -58,7 +60,11 @@ enum Spawn {
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") }
             .merging(environment) { _, new in new }.map { "\($0.key)=\($0.value)" }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        // Glibc's posix_spawn_file_actions_addchdir_np is not visible to Swift: a shell changes
+        // directory, then becomes the program.
+        let (program, programArguments) = directory.map { ("/bin/sh", ["-c", #"cd "$0" && exec "$@""#, $0, executable] + arguments) }
+            ?? (executable, arguments)
+        let argv = ([program] + programArguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         // The test runner blocks or ignores some signals; the child starts with defaults, as
@@ -73,7 +79,7 @@ enum Spawn {
         posix_spawnattr_setsigdefault(&attributes, &signals)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, &attributes, argv, envp) == 0 else { return nil }
+        guard posix_spawn(&pid, program, &actions, &attributes, argv, envp) == 0 else { return nil }
         return Running(pid: pid, executable: executable, outPath: outPath, errPath: errPath)
     }
 }
