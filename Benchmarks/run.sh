@@ -9,6 +9,10 @@
 #   BENCH_SWIFT_PEERS=1               also Hummingbird (builds ../shared/bench/peers/swift: minutes)
 #   BENCH_ROOT=/tmp/modeld-bench      all data (2+ GiB), models, results: never in the repository
 #   BENCH_SHARED=/path/to/bench       the shared harness, when it cannot be found by walking up
+#   LATENCY=only|1|0                  the latency pass (issue #10): nginx-w1 and modeld --workers 1
+#                                     alternately, /latest at c50 and c256, req/s and p50/p99/p99.9;
+#                                     only = skip the run-peers.sh passes (default 1: both)
+#   MODELD_ACCESS_LOG=off             passed to modeld (the nginx peer runs with access_log off)
 #
 # Every server is started and stopped by PID (run-peers.sh does its own; the import server here).
 set -euo pipefail
@@ -117,6 +121,8 @@ fi
 # --- the passes: modeld with --workers W next to nginx (and Hummingbird), one label each
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 LABELS=()
+LATENCY=${LATENCY:-1}
+[[ $LATENCY == only ]] && WORKERS=""
 for w in $WORKERS; do
   label="modeld-w$w-$STAMP"
   LABELS+=("$label")
@@ -128,7 +134,54 @@ for w in $WORKERS; do
     "$SHARED/run-peers.sh" || die "run-peers.sh failed for workers=$w"
 done
 
+# --- the latency pass: one wrk -t1 run per (round, server, connections), servers alternating
+# within a round so drift hits both; medians over rounds with ratios to nginx.
+if [[ $LATENCY != 0 ]]; then
+  # shellcheck source=/dev/null
+  source "$SHARED/lib.sh"
+  trap 'stop_peer' EXIT
+  LAT=$RESULTS_DIR/latency-$STAMP.tsv; : >"$LAT"
+  export CUSTOM_NAME=modeld-w1 CUSTOM_CMD="$BIN/modeld --listen 127.0.0.1:{PORT} --models-dir $MODELS --data-dir $BENCH_ROOT/modeld/data-w1 --workers 1 --public-base-url http://127.0.0.1:{PORT}"
+  mkdir -p "$BENCH_ROOT/modeld/data-w1"
+  echo "== latency pass: RUNS=$RUNS DUR=$DUR, access log ${MODELD_ACCESS_LOG:-on (default)}; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  for run in $(seq 1 "$RUNS"); do
+    for s in nginx-w1 custom; do
+      start_peer "$s" "$RESULTS_DIR/latency-$STAMP-$s.log" || die "$s did not start"
+      url="http://127.0.0.1:$(peer_port "$s")/latest?sdk=2.3"
+      for c in 50 256; do
+        $(client_prefix) wrk -t1 -c"$c" -d"${WARM}s" "$url" >/dev/null 2>&1 || true
+        line=$($(client_prefix) wrk -t1 -c"$c" -d"${DUR}s" -s "$REPO/Benchmarks/wrk-latency.lua" "$url" | grep '^LAT ') ||
+          die "wrk failed against $s"
+        echo "  run $run $(peer_label "$s") c$c: ${line#LAT }" >&2
+        printf '%s\t%s\t%s\t%s\n' "$run" "$(peer_label "$s")" "$c" "${line#LAT }" >>"$LAT"
+      done
+      stop_peer || true   # lib.sh is written for set +e: its last test may be false
+    done
+  done
+  python3 - "$LAT" <<'PY'
+import statistics, sys
+from collections import defaultdict
+rows = defaultdict(lambda: defaultdict(list))
+for line in open(sys.argv[1]):
+    run, server, conns, kv = line.rstrip("\n").split("\t")
+    for item in kv.split():
+        k, v = item.split("=")
+        rows[(server, int(conns))][k].append(float(v))
+med = lambda s, c, k: statistics.median(rows[(s, c)][k])
+print("\n## Latency pass (medians over runs; ratio = modeld / nginx-w1)\n")
+print("| conns | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s ratio | p99 ratio | p99.9 ratio |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+for c in (50, 256):
+    for s in ("nginx-w1", "modeld-w1"):
+        r = [med(s, c, "rps"), med(s, c, "p50_us") / 1e3, med(s, c, "p99_us") / 1e3, med(s, c, "p999_us") / 1e3]
+        ratios = [med(s, c, k) / med("nginx-w1", c, k) for k in ("rps", "p99_us", "p999_us")]
+        print(f"| {c} | {s} | {r[0]:,.0f} | {r[1]:.2f} | {r[2]:.2f} | {r[3]:.2f} | " + " | ".join(f"{x:.2f}" for x in ratios) + " |")
+print(f"\nraw: {sys.argv[1]}")
+PY
+fi
+
 # --- one table over the passes, with ratios to the first nginx peer of the same pass
+[[ ${#LABELS[@]} -gt 0 ]] || exit 0
 python3 - "$RESULTS_DIR" "${NGINX_PEERS%% *}" "${LABELS[@]}" <<'PY'
 import csv, statistics, sys
 from collections import defaultdict
