@@ -139,7 +139,7 @@ done
 if [[ $LATENCY != 0 ]]; then
   # shellcheck source=/dev/null
   source "$SHARED/lib.sh"
-  trap 'stop_peer' EXIT
+  trap 'stop_peer || true' EXIT
   LAT=$RESULTS_DIR/latency-$STAMP.tsv; : >"$LAT"
   export CUSTOM_NAME=modeld-w1 CUSTOM_CMD="$BIN/modeld --listen 127.0.0.1:{PORT} --models-dir $MODELS --data-dir $BENCH_ROOT/modeld/data-w1 --workers 1 --public-base-url http://127.0.0.1:{PORT}"
   mkdir -p "$BENCH_ROOT/modeld/data-w1"
@@ -155,7 +155,7 @@ if [[ $LATENCY != 0 ]]; then
         echo "  run $run $(peer_label "$s") c$c: ${line#LAT }" >&2
         printf '%s\t%s\t%s\t%s\n' "$run" "$(peer_label "$s")" "$c" "${line#LAT }" >>"$LAT"
       done
-      stop_peer || true   # lib.sh is written for set +e: its last test may be false
+      stop_peer || true   # lib.sh is written for set +e (its ps finds no child of modeld)
     done
   done
   python3 - "$LAT" <<'PY'
