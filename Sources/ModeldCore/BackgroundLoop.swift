@@ -13,7 +13,11 @@ final class BackgroundLoop: Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     private let wake: (read: Int32, write: Int32)
 
-    init(_ body: @escaping @Sendable (_ poked: Bool) -> Int32) {
+    private let niceIncrement: Int32
+
+    /// `niceIncrement`: how far below the event loops the thread runs (Linux nice, per thread).
+    init(niceIncrement: Int32 = AccessLogWriter.niceIncrement, _ body: @escaping @Sendable (_ poked: Bool) -> Int32) {
+        self.niceIncrement = niceIncrement
         self.body = body
         var fds: [Int32] = [-1, -1]
         precondition(pipe(&fds) == 0)
@@ -53,7 +57,7 @@ final class BackgroundLoop: Sendable {
 
     private func loop() {
         // Like the access-log writer: background work never preempts a request.
-        _ = modeld_lower_thread_priority(AccessLogWriter.niceIncrement)
+        _ = modeld_lower_thread_priority(niceIncrement)
         var poked = true   // the first run counts as poked: start-up work
         while !stopping.withLock({ $0 }) {
             let waitMs = body(poked)
