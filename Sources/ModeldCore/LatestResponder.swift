@@ -18,8 +18,9 @@ struct LatestResponder: Sendable {
         var clientID: String?
         var device: DeviceAttributes
 
-        static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
-            let p = Parameters(head)
+        static func parse(_ head: RequestHead) -> Result<Query, HTTPError> { parse(Parameters(head)) }
+
+        fileprivate static func parse(_ p: Parameters) -> Result<Query, HTTPError> {
             guard let text = p.sdk, let sdk = SDKVersion(text) else {
                 return .failure(HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999"))
             }
@@ -27,19 +28,11 @@ struct LatestResponder: Sendable {
                 Query(sdk: sdk, sdkText: text, channel: $0.channel, clientID: $0.clientID, device: $0.device)
             }
         }
-
-        /// `channel`, `client_id` and the device attributes are checked in every form of the
-        /// route, the derived file's included: a malformed parameter is a client bug whether or
-        /// not it changes the answer.
-        static func invalidParameter(_ head: RequestHead) -> HTTPError? {
-            if case .failure(let e) = Parameters(head).validated() { return e }
-            return nil
-        }
     }
 
     /// The raw values an update check reads, from one pass over the query (first occurrence
     /// of each wins; a value with a malformed escape counts as absent, as with queryItem).
-    private struct Parameters {
+    fileprivate struct Parameters {
         var sdk, channel, clientID, platform, os, ramMB, device: String?
 
         private static let names = QueryNames(["sdk", "channel", "client_id", "platform", "os", "ram_mb", "device"])
@@ -91,12 +84,16 @@ struct LatestResponder: Sendable {
     }
 
     func respond(_ head: RequestHead) -> Response {
-        if head.path == "/latest_model_details.json" && head.queryItem("sdk") == nil {
-            if let e = Query.invalidParameter(head) { return Response.error(e).labelled(RequestLabel(route: .latest)) }
+        // One pass over the query for both forms of the route.
+        let parameters = Parameters(head)
+        if head.path == "/latest_model_details.json" && parameters.sdk == nil {
+            // `channel`, `client_id` and the device attributes are checked in every form, the
+            // derived file's included: a malformed parameter is a client bug either way.
+            if case .failure(let e) = parameters.validated() { return Response.error(e).labelled(RequestLabel(route: .latest)) }
             // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
             return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
         }
-        switch Query.parse(head) {
+        switch Query.parse(parameters) {
         case .failure(let e):
             return Response.error(e).labelled(RequestLabel(route: .latest))
         case .success(let q):
