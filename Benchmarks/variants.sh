@@ -6,7 +6,7 @@
 # bottleneck and the figure measures its cost per request; unpinned, the two share both cores
 # and rounds of the same URL swing by 20 %. The figure is the ratio of the two sides' medians
 # (as Benchmarks/signing.sh), which one disturbed round cannot swing; the mean is printed too.
-#   ROUNDS=7 DURATION=8s CONNECTIONS=64 SERVER_CPU=0 CLIENT_CPU=1 Benchmarks/variants.sh
+#   ROUNDS=12 DURATION=5s CONNECTIONS=64 SERVER_CPU=0 CLIENT_CPU=1 Benchmarks/variants.sh
 #   BIN=.build/debug ROUNDS=1 DURATION=1s Benchmarks/variants.sh   # smoke run on a built tree
 # Scratch lives in $SCRATCH (default /tmp/modeld-bench-variants), never in the repository.
 set -euo pipefail
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 SCRATCH=${SCRATCH:-/tmp/modeld-bench-variants}
 PORT=${PORT:-18871}
-ROUNDS=${ROUNDS:-7}; DURATION=${DURATION:-8s}; CONNECTIONS=${CONNECTIONS:-64}
+ROUNDS=${ROUNDS:-12}; DURATION=${DURATION:-5s}; CONNECTIONS=${CONNECTIONS:-64}
 SERVER_CPU=${SERVER_CPU:-0}; CLIENT_CPU=${CLIENT_CPU:-1}
 bash scripts/install-deps.sh wrk curl >/dev/null
 
@@ -48,7 +48,8 @@ curl -fs "$plain" | grep -qv '"variant"' || { echo "plain URL answers a variant"
 rps() { taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNECTIONS" -d"$DURATION" "$1" | awk '/^Requests\/sec:/{print $2}'; }
 plain_rps=(); device_rps=()
 for round in $(seq 1 "$ROUNDS"); do
-  a=$(rps "$plain"); b=$(rps "$device")
+  # ABBA: the side that runs first alternates, so a drift within a pair hits both alike.
+  if (( round % 2 )); then a=$(rps "$plain"); b=$(rps "$device"); else b=$(rps "$device"); a=$(rps "$plain"); fi
   printf 'round %d: without device parameters %10.0f req/s   with %10.0f req/s\n' "$round" "$a" "$b"
   plain_rps+=("$a"); device_rps+=("$b")
 done

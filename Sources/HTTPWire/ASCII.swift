@@ -25,6 +25,27 @@ enum ASCII {
     /// request-target bytes: visible ASCII only.
     static func isTargetByte(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7F }
 
+    /// Whether every byte is a target byte, eight at a time: the target is the longest part of
+    /// an update check's head (device attributes double it) and a byte loop costs ~10
+    /// instructions per byte. Per word, a byte < 0x21 or > 0x7E sets its high bit in `low` or
+    /// `high` (the exact "has less / has more" tests of Bit Twiddling Hacks).
+    static func allTargetBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        while i + 8 <= bytes.count {
+            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let low = (w &- ones &* 0x21) & ~w & highBits
+            let high = ((w &+ ones &* (127 - 0x7E)) | w) & highBits
+            if low | high != 0 { return false }
+            i += 8
+        }
+        while i < bytes.count {
+            if !isTargetByte(bytes[i]) { return false }
+            i += 1
+        }
+        return true
+    }
+
     static func isWhitespace(_ b: UInt8) -> Bool { b == sp || b == ht }
 
     /// Case-insensitive equality of a byte slice with a lowercase ASCII literal.

@@ -49,6 +49,9 @@ public struct HTTPFields: Sendable, Equatable, Sequence, ExpressibleByDictionary
 
     /// ASCII case-insensitive comparison without allocating lowercased copies.
     static func sameName(_ a: String, _ b: String) -> Bool {
+        // Lengths first (O(1) for native strings): most comparisons are lookups of a name that
+        // is not there, and walking two UTF-8 views costs far more.
+        guard a.utf8.count == b.utf8.count else { return false }
         var ia = a.utf8.makeIterator(), ib = b.utf8.makeIterator()
         while true {
             switch (ia.next(), ib.next()) {

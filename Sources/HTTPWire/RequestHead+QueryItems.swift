@@ -45,36 +45,44 @@ extension RequestHead {
     }
 
     /// Splits at `&` (empty items skipped) and each item at its first `=` (none: empty value);
-    /// stops when `item` returns false, and returns whether it never did.
+    /// stops when `item` returns false, and returns whether it never did. Items are rebased
+    /// buffers, not slices: a slice's subscript keeps its range check in release builds, and
+    /// this loop runs over every byte of every update check's query.
     private static func scanItems(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ item: (Slice<UnsafeBufferPointer<UInt8>>, Slice<UnsafeBufferPointer<UInt8>>) -> Bool
+        _ bytes: UnsafeBufferPointer<UInt8>, _ item: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
         var start = 0
         while start < bytes.count {
-            var end = start
-            while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
+            var end = start, eq = -1
+            while end < bytes.count && bytes[end] != UInt8(ascii: "&") {
+                if eq < 0 && bytes[end] == UInt8(ascii: "=") { eq = end }
+                end += 1
+            }
             if end > start {
-                var eq = start
-                while eq < end && bytes[eq] != UInt8(ascii: "=") { eq += 1 }
-                guard item(bytes[start..<eq], bytes[min(eq + 1, end)..<end]) else { return false }
+                let nameEnd = eq < 0 ? end : eq
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
+                let value = UnsafeBufferPointer(rebasing: bytes[min(nameEnd + 1, end)..<end])
+                guard item(name, value) else { return false }
             }
             start = end + 1
         }
         return true
     }
 
-    static func percentDecoded(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+    static func isEscaped(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+    }
+
+    static func percentDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         // The query is a valid String split at ASCII bytes, so an unescaped item is valid UTF-8.
-        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        guard isEscaped(bytes) else { return String(decoding: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
+        var i = 0
+        while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "%") {
-                guard i + 2 < bytes.endIndex, let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) else { return nil }
+                guard i + 2 < bytes.count, let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) else { return nil }
                 out.append(hi << 4 | lo)
                 i += 3
             } else {
@@ -86,25 +94,47 @@ extension RequestHead {
     }
 }
 
-/// The item names a route reads, kept as bytes so matching a raw item is a length check and a
-/// byte comparison (a route builds its set once).
+/// The item names a route reads, kept as bytes so matching an unescaped raw item is a length
+/// check and a byte comparison (a route builds its set once).
 public struct QueryNames: Sendable {
     let names: [String]
-    private let bytes: [[UInt8]]
+    /// Every plain name's bytes back to back, and each name's range in them; nil for a name
+    /// holding `%` or `+`, which only a decoded item can match. Flat, so a lookup retains nothing.
+    private let flat: [UInt8]
+    private let spans: [Range<Int>?]
 
     public init(_ names: [String]) {
         precondition(names.count <= 64, "at most 64 names")
         self.names = names
-        bytes = names.map { Array($0.utf8) }
+        var flat: [UInt8] = [], spans: [Range<Int>?] = []
+        for n in names {
+            if n.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+                spans.append(nil)
+            } else {
+                spans.append(flat.count..<flat.count + n.utf8.count)
+                flat += n.utf8
+            }
+        }
+        self.flat = flat
+        self.spans = spans
     }
 
     var count: Int { names.count }
 
-    func index(of raw: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
-        if raw.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
-            guard let decoded = RequestHead.percentDecoded(raw) else { return nil }
-            return names.firstIndex(of: decoded)
+    func index(of raw: UnsafeBufferPointer<UInt8>) -> Int? {
+        // Bytes equal to a plain name hold no escape, so they match as they are; anything else
+        // can only match once decoded.
+        let plainMatch: Int? = flat.withUnsafeBufferPointer { flat in
+            for i in spans.indices {
+                guard let span = spans[i], span.count == raw.count else { continue }
+                var j = 0
+                while j < raw.count && flat[span.lowerBound + j] == raw[j] { j += 1 }
+                if j == raw.count { return i }
+            }
+            return nil
         }
-        return bytes.firstIndex { $0.count == raw.count && $0.elementsEqual(raw) }
+        if let plainMatch { return plainMatch }
+        guard RequestHead.isEscaped(raw), let decoded = RequestHead.percentDecoded(raw) else { return nil }
+        return names.firstIndex(of: decoded)
     }
 }

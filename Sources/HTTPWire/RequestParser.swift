@@ -63,7 +63,7 @@ public struct RequestParser: Sendable {
         }
         let method = line[line.startIndex..<sp1], target = line[(sp1 + 1)..<sp2], version = line[(sp2 + 1)...]
         guard !method.isEmpty, method.allSatisfy(ASCII.isToken) else { return .failure(.badRequest("invalid method")) }
-        guard !target.isEmpty, target.allSatisfy(ASCII.isTargetByte) else { return .failure(.badRequest("invalid request target")) }
+        guard !target.isEmpty, ASCII.allTargetBytes(UnsafeRawBufferPointer(rebasing: target)) else { return .failure(.badRequest("invalid request target")) }
         let minor: Int
         switch versionMinor(version) {
         case .some(let m): minor = m

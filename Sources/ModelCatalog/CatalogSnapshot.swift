@@ -51,9 +51,10 @@ public struct CatalogSnapshot: Sendable {
         sdk: SDKVersion, channel: String = Release.defaultChannel, clientID: String?, device: DeviceAttributes = .none
     ) -> Answer? {
         let s = catalog.select(sdk: sdk, channel: channel, clientID: clientID)
+        let dependsOnClientID = s.dependsOnClientID  // read first: keeping `s` alive copies it
         guard let r = s.release else { return nil }
-        let i = device.isEmpty ? nil : r.variantIndex(for: device)
-        return Answer(release: r, key: DocumentKey(seq: r.seq, variant: i), dependsOnClientID: s.dependsOnClientID)
+        let key = DocumentKey(seq: r.seq, variant: device.isEmpty ? nil : r.variantIndex(for: device))
+        return Answer(release: r, key: key, dependsOnClientID: dependsOnClientID)
     }
 
     /// The §4.1 body of `answer`.

@@ -38,10 +38,11 @@ public struct DeviceAttributes: Hashable, Sendable {
 
     /// Canonical decimal only (no sign, no leading zeros but "0"), within `ramRange`.
     static func ramMB(_ s: String) -> Int? {
-        let b = s.utf8
-        guard (1...8).contains(b.count), b.allSatisfy({ (48...57).contains($0) }), b.count == 1 || b.first != 48 else { return nil }
-        let v = b.reduce(0) { $0 * 10 + Int($1 - 48) }
-        return ramRange.contains(v) ? v : nil
+        s.withUTF8Bytes { b in
+            guard (1...8).contains(b.count), b.allSatisfy({ (48...57).contains($0) }), b.count == 1 || b[0] != 48 else { return nil }
+            let v = b.reduce(0) { $0 * 10 + Int($1 - 48) }
+            return ramRange.contains(v) ? v : nil
+        }
     }
 
     public var isEmpty: Bool { platform == nil && os == nil && ramMB == nil && device == nil }
@@ -49,7 +50,6 @@ public struct DeviceAttributes: Hashable, Sendable {
     static func isPlatform(_ s: String) -> Bool { Release.isName(s) }
 
     static func isDevice(_ s: String) -> Bool {
-        let b = s.utf8
-        return (1...64).contains(b.count) && b.allSatisfy { (0x20...0x7e).contains($0) }
+        s.withUTF8Bytes { b in (1...64).contains(b.count) && b.allSatisfy { (0x20...0x7e).contains($0) } }
     }
 }

@@ -167,10 +167,11 @@ extension Release {
 
     /// `[a-z0-9_-]{1,32}`: channels, platforms and variant names.
     static func isName(_ s: String) -> Bool {
-        let b = s.utf8
-        return (1...32).contains(b.count) && b.allSatisfy {
-            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        s.withUTF8Bytes { b in
+            (1...32).contains(b.count) && b.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
         }
     }
 

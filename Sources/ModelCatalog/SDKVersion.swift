@@ -17,12 +17,17 @@ public struct SDKVersion: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// Strict: ASCII digits and dots only, 1–3 components, none empty, each ≤ 6 digits
     /// (so no overflow and no `+1`, ` 1`, `1.`, `.1`, `1..2`, `1.2.3.4`).
     public init?(_ text: some StringProtocol) {
+        guard let v = text.withUTF8Bytes(Self.parse) else { return nil }
+        self = v
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> SDKVersion? {
         // Plain locals, not an array: parsed on every update check (sdk, os).
         var done = (0, 0)
         var current = 0
         var index = 0
         var digits = 0
-        for byte in text.utf8 {
+        for byte in bytes {
             if byte == UInt8(ascii: ".") {
                 if digits == 0 || index == 2 { return nil }
                 if index == 0 { done.0 = current } else { done.1 = current }
@@ -39,10 +44,15 @@ public struct SDKVersion: Hashable, Comparable, Sendable, CustomStringConvertibl
         }
         if digits == 0 { return nil }
         switch index {
-        case 0: (major, minor, patch) = (current, 0, 0)
-        case 1: (major, minor, patch) = (done.0, current, 0)
-        default: (major, minor, patch) = (done.0, done.1, current)
+        case 0: return SDKVersion(checked: current, 0, 0)
+        case 1: return SDKVersion(checked: done.0, current, 0)
+        default: return SDKVersion(checked: done.0, done.1, current)
         }
+    }
+
+    /// Components already known to be in range (at most six digits each).
+    private init(checked major: Int, _ minor: Int, _ patch: Int) {
+        (self.major, self.minor, self.patch) = (major, minor, patch)
     }
 
     public static func < (a: SDKVersion, b: SDKVersion) -> Bool {

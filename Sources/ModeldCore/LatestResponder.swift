@@ -18,15 +18,18 @@ struct LatestResponder: Sendable {
         var clientID: String?
         var device: DeviceAttributes
 
-        static func parse(_ head: RequestHead) -> Result<Query, HTTPError> { parse(Parameters(head)) }
+        static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
+            do throws(HTTPError) { return .success(try parse(Parameters(head))) } catch { return .failure(error) }
+        }
 
-        fileprivate static func parse(_ p: Parameters) -> Result<Query, HTTPError> {
+        // Typed throws, not Result: a Result's map copies its payload through value witnesses,
+        // which on this path is a dozen retains per update check.
+        fileprivate static func parse(_ p: Parameters) throws(HTTPError) -> Query {
             guard let text = p.sdk, let sdk = SDKVersion(text) else {
-                return .failure(HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999"))
+                throw HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999")
             }
-            return p.validated().map {
-                Query(sdk: sdk, sdkText: text, channel: $0.channel, clientID: $0.clientID, device: $0.device)
-            }
+            let v = try p.validated()
+            return Query(sdk: sdk, sdkText: text, channel: v.channel, clientID: v.clientID, device: v.device)
         }
     }
 
@@ -59,26 +62,26 @@ struct LatestResponder: Sendable {
             var device = DeviceAttributes.none
         }
 
-        func validated() -> Result<Validated, HTTPError> {
+        func validated() throws(HTTPError) -> Validated {
             var v = Validated()
             if let channel {
                 guard (try? Release.validateChannel(channel)) != nil else {
-                    return .failure(HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}"))
+                    throw HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}")
                 }
                 v.channel = channel
             }
             if let clientID {
                 guard ClientID.isValid(clientID) else {
-                    return .failure(HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters"))
+                    throw HTTPError(400, "invalid_parameter", "client_id must be 1-128 printable ASCII characters")
                 }
                 v.clientID = clientID
             }
-            guard platform != nil || os != nil || ramMB != nil || device != nil else { return .success(v) }
+            guard platform != nil || os != nil || ramMB != nil || device != nil else { return v }
             do throws(CatalogError) {
                 v.device = try DeviceAttributes(parsing: platform, os: os, ramMB: ramMB, device: device)
-                return .success(v)
+                return v
             } catch {
-                return .failure(HTTPError(400, "invalid_parameter", "\(error.parameter ?? "query"): \(error.message)"))
+                throw HTTPError(400, "invalid_parameter", "\(error.parameter ?? "query"): \(error.message)")
             }
         }
     }
@@ -89,21 +92,18 @@ struct LatestResponder: Sendable {
         if head.path == "/latest_model_details.json" && parameters.sdk == nil {
             // `channel`, `client_id` and the device attributes are checked in every form, the
             // derived file's included: a malformed parameter is a client bug either way.
-            if case .failure(let e) = parameters.validated() { return Response.error(e).labelled(RequestLabel(route: .latest)) }
+            do throws(HTTPError) { _ = try parameters.validated() } catch { return Response.error(error).labelled(RequestLabel(route: .latest)) }
             // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
             return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
         }
-        switch Query.parse(parameters) {
-        case .failure(let e):
-            return Response.error(e).labelled(RequestLabel(route: .latest))
-        case .success(let q):
-            let label = RequestLabel(route: .latest, sdk: q.sdkText)
-            guard let (body, privately) = answer(q) else {
-                return Response.error(404, "no_model", "no release for sdk \(q.sdkText) on channel \(q.channel)").labelled(label)
-            }
-            let scope = privately ? "private" : "public"
-            return document(body, head: head, cacheControl: "\(scope), max-age=\(maxAgeSeconds)").labelled(label)
+        let q: Query
+        do throws(HTTPError) { q = try Query.parse(parameters) } catch { return Response.error(error).labelled(RequestLabel(route: .latest)) }
+        let label = RequestLabel(route: .latest, sdk: q.sdkText)
+        guard let (body, privately) = answer(q) else {
+            return Response.error(404, "no_model", "no release for sdk \(q.sdkText) on channel \(q.channel)").labelled(label)
         }
+        let scope = privately ? "private" : "public"
+        return document(body, head: head, cacheControl: "\(scope), max-age=\(maxAgeSeconds)").labelled(label)
     }
 
     /// The chosen release's bodies, and whether the answer depended on client_id.

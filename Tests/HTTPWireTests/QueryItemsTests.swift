@@ -32,6 +32,13 @@ import Testing
         #expect(head("").queryItems()?.isEmpty == true)
     }
 
+    @Test func queryValues_namesHoldingPlusOrPercentMatchOnlyDecodedItems() {
+        // A raw "a+b" decodes to "a b": it must not match the name "a+b" byte for byte.
+        #expect(values("a+b=1&a%2Bb=2", ["a+b", "a b"]) == ["2", "1"])
+        #expect(values("x%25=1", ["x%", "x%25"]) == ["1", nil])
+        #expect(values("=empty&b=2", ["", "b"]) == ["empty", "2"], "an empty name is a name too")
+    }
+
     @Test func queryItem_matchesQueryValues() {
         #expect(head("a=1&b=%41").queryItem("b") == "A")
         #expect(head("a=1").queryItem("b") == nil)
