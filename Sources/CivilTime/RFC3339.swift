@@ -107,12 +107,21 @@ public enum RFC3339 {
     public static func appendPadded(_ value: Int64, width: Int, to out: inout [UInt8]) {
         var v = value
         if v < 0 { out.append(UInt8(ascii: "-")); v = -v }
-        let start = out.count
-        repeat {
-            out.append(UInt8(ascii: "0") + UInt8(v % 10))
-            v /= 10
-        } while v > 0
-        while out.count - start < width { out.append(UInt8(ascii: "0")) }
-        out[start...].reverse()
+        // Digits go right to left into a stack buffer, then one copy: appending then reversing
+        // a slice of `out` copied the slice, and the access log formats several numbers a line.
+        for _ in 20..<max(20, width) { out.append(UInt8(ascii: "0")) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var i = 20
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+            } while v > 0
+            while 20 - i < min(width, 20) {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0")
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i...]))
+        }
     }
 }

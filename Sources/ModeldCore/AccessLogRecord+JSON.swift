@@ -5,59 +5,81 @@ import CivilTime
 extension AccessLogRecord {
     /// Appends `{"ts":…,…,"instance":…}\n`. Optional fields are left out when nil.
     public func appendJSONLine(to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"ts":""#.utf8)
+        Self.appendLiteral(#"{"ts":""#, to: &out)
         Self.appendTimestamp(timestampMilliseconds, to: &out)
-        out.append(contentsOf: #"","method":"#.utf8)
-        Self.appendString(method.utf8, to: &out)
-        out.append(contentsOf: #","path":"#.utf8)
-        Self.appendString(path.utf8.prefix { $0 != UInt8(ascii: "?") }, to: &out)
-        out.append(contentsOf: #","route":""#.utf8)
+        Self.appendLiteral(#"","method":"#, to: &out)
+        Self.appendString(method, to: &out)
+        Self.appendLiteral(#","path":"#, to: &out)
+        Self.appendString(path, to: &out, stoppingAt: UInt8(ascii: "?"))
+        Self.appendLiteral(#","route":""#, to: &out)
         out.append(contentsOf: route.name.utf8)
-        out.append(contentsOf: #"","status":"#.utf8)
-        out.append(contentsOf: String(status).utf8)
-        out.append(contentsOf: #","bytes":"#.utf8)
-        out.append(contentsOf: String(bytes).utf8)
-        out.append(contentsOf: range ? #","range":true"#.utf8 : #","range":false"#.utf8)
-        out.append(contentsOf: #","duration_ms":"#.utf8)
+        Self.appendLiteral(#"","status":"#, to: &out)
+        RFC3339.appendPadded(Int64(status), width: 1, to: &out)
+        Self.appendLiteral(#","bytes":"#, to: &out)
+        RFC3339.appendPadded(bytes, width: 1, to: &out)
+        Self.appendLiteral(range ? #","range":true"# : #","range":false"#, to: &out)
+        Self.appendLiteral(#","duration_ms":"#, to: &out)
         Self.appendMilliseconds(durationMilliseconds, to: &out)
         if let modelID {
-            out.append(contentsOf: #","model_id":"#.utf8)
-            Self.appendString(modelID.utf8, to: &out)
+            Self.appendLiteral(#","model_id":"#, to: &out)
+            Self.appendString(modelID, to: &out)
         }
         if let sdk {
-            out.append(contentsOf: #","sdk":"#.utf8)
-            Self.appendString(sdk.utf8, to: &out)
+            Self.appendLiteral(#","sdk":"#, to: &out)
+            Self.appendString(sdk, to: &out)
         }
-        out.append(contentsOf: #","instance":"#.utf8)
-        Self.appendString(instance.utf8, to: &out)
-        out.append(contentsOf: "}\n".utf8)
+        Self.appendLiteral(#","instance":"#, to: &out)
+        Self.appendString(instance, to: &out)
+        Self.appendLiteral("}\n", to: &out)
     }
 
-    /// A JSON string literal (RFC 8259 §7): quote, backslash and control characters escaped.
-    static func appendString(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
-            default: out.append(byte)
+    /// A literal's bytes in one copy (appending a `String.UTF8View` goes element by element).
+    private static func appendLiteral(_ literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A JSON string literal (RFC 8259 §7) of `text` up to the first `stop` byte: quote,
+    /// backslash and control characters escaped. Over the contiguous UTF-8 with a bulk copy of
+    /// the common all-plain case: the writer serialises every request.
+    static func appendString(_ text: String, to out: inout [UInt8], stoppingAt stop: UInt8? = nil) {
+        var text = text
+        text.withUTF8 { all in
+            let end = stop.flatMap { s in all.firstIndex(of: s) } ?? all.count
+            let bytes = UnsafeBufferPointer(rebasing: all[..<end])
+            out.append(UInt8(ascii: "\""))
+            if !bytes.contains(where: needsEscape) {
+                out.append(contentsOf: bytes)
+            } else {
+                for byte in bytes { appendEscaped(byte, to: &out) }
             }
+            out.append(UInt8(ascii: "\""))
         }
-        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+        case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+        case 0..<0x20, 0x7F:
+            appendLiteral("\\u00", to: &out)
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
+        default: out.append(byte)
+        }
     }
 
     /// A number with exactly three decimals; negative or non-finite durations are written as 0.000.
     static func appendMilliseconds(_ value: Double, to out: inout [UInt8]) {
         let micros = value.isFinite && value > 0 ? Int64(min(value * 1_000, 9e15).rounded()) : 0
-        out.append(contentsOf: String(micros / 1_000).utf8)
+        RFC3339.appendPadded(micros / 1_000, width: 1, to: &out)
         out.append(UInt8(ascii: "."))
         RFC3339.appendPadded(micros % 1_000, width: 3, to: &out)
     }

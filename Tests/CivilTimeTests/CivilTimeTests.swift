@@ -44,6 +44,16 @@ struct CivilTimeTests {
         #expect(RFC3339.parse(text) == expected)
     }
 
+    @Test("zero-padded decimals", arguments: [
+        (Int64(0), 1, "0"), (7, 3, "007"), (1234, 2, "1234"), (-42, 4, "-0042"), (59, 0, "59"),
+        (Int64.max, 1, "9223372036854775807"), (5, 22, String(repeating: "0", count: 21) + "5"),
+    ])
+    func rfc3339_appendPadded(value: Int64, width: Int, expected: String) {
+        var out = Array("x".utf8)
+        RFC3339.appendPadded(value, width: width, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "x" + expected)
+    }
+
     @Test func rfc3339_days() {
         #expect(RFC3339.parseDay("2025-11-21") == 1_763_683_200_000)
         #expect(RFC3339.parseDay("2025-11-31") == nil)

@@ -82,6 +82,11 @@ private func temporaryDirectory() throws -> String {
         #expect(try JSONDecoder().decode(Line.self, from: Data(bytes)).path == path)
     }
 
+    @Test func accessLog_pathStopsAtTheQuery_SPEC6() throws {
+        let bytes = serialise(record(path: "/latest?sdk=1.0&client_id=\"x\""))
+        #expect(try JSONDecoder().decode(Line.self, from: Data(bytes)).path == "/latest")
+    }
+
     @Test func accessLog_closeFlushesEverything_SPEC6() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
