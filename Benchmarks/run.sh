@@ -12,7 +12,9 @@
 #   LATENCY=only|1|0                  the latency pass (issue #10): nginx-w1 and modeld --workers 1
 #                                     alternately, /latest at c50 and c256, req/s and p50/p99/p99.9;
 #                                     only = skip the run-peers.sh passes (default 1: both)
-#   MODELD_ACCESS_LOG=off             passed to modeld (the nginx peer runs with access_log off)
+#   MODELD_ACCESS_LOG=off             passed to modeld (the nginx peer runs with access_log off);
+#                                     with modeld's log on, the latency pass adds nginx-w1-log
+#                                     (nginx with its default access log) and compares with it
 #
 # Every server is started and stopped by PID (run-peers.sh does its own; the import server here).
 set -euo pipefail
@@ -141,12 +143,30 @@ if [[ $LATENCY != 0 ]]; then
   source "$SHARED/lib.sh"
   trap 'stop_peer || true' EXIT
   LAT=$RESULTS_DIR/latency-$STAMP.tsv; : >"$LAT"
-  export CUSTOM_NAME=modeld-w1 CUSTOM_CMD="$BIN/modeld --listen 127.0.0.1:{PORT} --models-dir $MODELS --data-dir $BENCH_ROOT/modeld/data-w1 --workers 1 --public-base-url http://127.0.0.1:{PORT}"
+  MODELD_CMD="$BIN/modeld --listen 127.0.0.1:{PORT} --models-dir $MODELS --data-dir $BENCH_ROOT/modeld/data-w1 --workers 1 --public-base-url http://127.0.0.1:{PORT}"
   mkdir -p "$BENCH_ROOT/modeld/data-w1"
-  echo "== latency pass: RUNS=$RUNS DUR=$DUR, access log ${MODELD_ACCESS_LOG:-on (default)}; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  # With modeld's access log on (its default), nginx also runs with its default access log
+  # (combined format, one write per request) as a like-for-like peer, "nginx-w1-log": a copy of
+  # the shared config with only access_log and the port changed, started as the custom peer.
+  PEERS="nginx-w1 modeld"
+  if [[ ${MODELD_ACCESS_LOG:-on} != off ]]; then
+    sed -e "s|access_log off;|access_log results/nginx-access.log;|" -e "s|listen 127.0.0.1:$PORT_NGINX |listen 127.0.0.1:$PORT_CUSTOM |" \
+      "$SHARED/peers/nginx.conf" >"$PREFIX/nginx-log.conf"
+    grep -q "access_log results/nginx-access.log;" "$PREFIX/nginx-log.conf" && grep -q "listen 127.0.0.1:$PORT_CUSTOM " "$PREFIX/nginx-log.conf" ||
+      die "could not derive the logging nginx config from $SHARED/peers/nginx.conf"
+    PEERS="nginx-w1 nginx-log modeld"
+  fi
+  echo "== latency pass: RUNS=$RUNS DUR=$DUR, access log ${MODELD_ACCESS_LOG:-on (default)}; peers: $PEERS; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   for run in $(seq 1 "$RUNS"); do
-    for s in nginx-w1 custom; do
-      start_peer "$s" "$RESULTS_DIR/latency-$STAMP-$s.log" || die "$s did not start"
+    for peer in $PEERS; do
+      s=custom
+      case $peer in
+        nginx-w1) s=nginx-w1 ;;
+        nginx-log) export CUSTOM_NAME=nginx-w1-log CUSTOM_CMD="nginx -p $PREFIX/ -c $PREFIX/nginx-log.conf -e results/nginx-error.log -g 'worker_processes 1;'"
+                   rm -f "$RESULTS_DIR/nginx-access.log" ;;
+        modeld) export CUSTOM_NAME=modeld-w1 CUSTOM_CMD=$MODELD_CMD ;;
+      esac
+      start_peer "$s" "$RESULTS_DIR/latency-$STAMP-$peer.log" || die "$peer did not start"
       url="http://127.0.0.1:$(peer_port "$s")/latest?sdk=2.3"
       for c in 50 256; do
         $(client_prefix) wrk -t1 -c"$c" -d"${WARM}s" "$url" >/dev/null 2>&1 || true
@@ -156,6 +176,7 @@ if [[ $LATENCY != 0 ]]; then
         printf '%s\t%s\t%s\t%s\n' "$run" "$(peer_label "$s")" "$c" "${line#LAT }" >>"$LAT"
       done
       stop_peer || true   # lib.sh is written for set +e (its ps finds no child of modeld)
+      rm -f "$RESULTS_DIR/nginx-access.log"
     done
   done
   python3 - "$LAT" <<'PY'
@@ -168,14 +189,20 @@ for line in open(sys.argv[1]):
         k, v = item.split("=")
         rows[(server, int(conns))][k].append(float(v))
 med = lambda s, c, k: statistics.median(rows[(s, c)][k])
-print("\n## Latency pass (medians over runs; ratio = modeld / nginx-w1)\n")
+# modeld is compared with the nginx configured like it: nginx-w1-log when that peer ran (both
+# log every request), else nginx-w1 (neither logs). Spread = min-max over runs.
+servers = [s for s in ("nginx-w1", "nginx-w1-log", "modeld-w1") if (s, 50) in rows]
+ref = "nginx-w1-log" if "nginx-w1-log" in servers else "nginx-w1"
+print(f"\n## Latency pass (medians over runs, [min-max]; ratio = server / {ref})\n")
 print("| conns | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s ratio | p99 ratio | p99.9 ratio |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+cell = lambda s, c, k, scale, fmt: fmt.format(med(s, c, k) / scale) + (
+    f" [{fmt.format(min(rows[(s, c)][k]) / scale)}-{fmt.format(max(rows[(s, c)][k]) / scale)}]" if len(rows[(s, c)][k]) > 1 else "")
 for c in (50, 256):
-    for s in ("nginx-w1", "modeld-w1"):
-        r = [med(s, c, "rps"), med(s, c, "p50_us") / 1e3, med(s, c, "p99_us") / 1e3, med(s, c, "p999_us") / 1e3]
-        ratios = [med(s, c, k) / med("nginx-w1", c, k) for k in ("rps", "p99_us", "p999_us")]
-        print(f"| {c} | {s} | {r[0]:,.0f} | {r[1]:.2f} | {r[2]:.2f} | {r[3]:.2f} | " + " | ".join(f"{x:.2f}" for x in ratios) + " |")
+    for s in servers:
+        r = [cell(s, c, "rps", 1, "{:,.0f}")] + [cell(s, c, k, 1e3, "{:.2f}") for k in ("p50_us", "p99_us", "p999_us")]
+        ratios = [med(s, c, k) / med(ref, c, k) for k in ("rps", "p99_us", "p999_us")]
+        print(f"| {c} | {s} | " + " | ".join(r) + " | " + " | ".join(f"{x:.2f}" for x in ratios) + " |")
 print(f"\nraw: {sys.argv[1]}")
 PY
 fi
@@ -190,7 +217,7 @@ cols = [("latest_c50.rps", "c50 req/s", "{:,.0f}"), ("latest_c256.rps", "c256 re
         ("file64m_c4.MBps", "64 MiB c4 MB/s", "{:,.0f}"), ("file1g_curl.MBps", "1 GiB curl MB/s", "{:,.0f}"),
         ("rss_peak_MiB", "peak RSS MiB", "{:.1f}")]
 oks = [("file1g.ok", "1 GiB ok"), ("range_last1m.ok", "range ok"), ("range_suffix1m.ok", "suffix ok")]
-print("\n## Summary (medians over runs; ratio = server / %s in the same pass)\n" % ref)
+print("\n## Summary (medians over runs, [min-max]; ratio = server / %s in the same pass)\n" % ref)
 print("| pass | server | " + " | ".join(h for _, h, _ in cols) + " | " + " | ".join(h for _, h in oks) +
       " | c50 ratio | c256 ratio | 1 GiB ratio | RSS ratio |")
 print("|" + "---|" * (2 + len(cols) + len(oks) + 4))
@@ -202,8 +229,11 @@ for label in labels:
             try: data[server][metric].append(float(value))
             except ValueError: pass
     med = lambda s, m: statistics.median(data[s][m]) if data[s][m] else None
+    # median, and [min-max] over the runs when there are several
+    spread = lambda s, m, fmt: (fmt.format(med(s, m)) + (f" [{fmt.format(min(data[s][m]))}-{fmt.format(max(data[s][m]))}]"
+                                if len(data[s][m]) > 1 else "")) if med(s, m) is not None else "–"
     for s in order:
-        cells = [(fmt.format(med(s, m)) if med(s, m) is not None else "–") for m, _, fmt in cols]
+        cells = [spread(s, m, fmt) for m, _, fmt in cols]
         cells += [("yes" if med(s, m) == 1 else ("no" if med(s, m) is not None else "–")) for m, _ in oks]
         for m in ("latest_c50.rps", "latest_c256.rps", "file1g_curl.MBps", "rss_peak_MiB"):
             a, b = med(s, m), med(ref, m)
