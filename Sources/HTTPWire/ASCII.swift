@@ -11,13 +11,14 @@ enum ASCII {
     static func lower(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b | 0x20 : b }
 
     /// tchar: "!#$%&'*+-.^_`|~" / DIGIT / ALPHA.
-    static let isTokenTable: [Bool] = (0..<256).map { i in
-        let c = UInt8(i)
-        if (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) { return true }
-        return Array("!#$%&'*+-.^_`|~".utf8).contains(c)
-    }
+    /// As two 64-bit masks (bit b of `tokenLow` is byte b, of `tokenHigh` byte 64 + b) rather
+    /// than a global table: every header name byte is checked, and a global array costs a
+    /// lazy-initialisation check and a bounds check per byte. ASCIITests derives them again.
+    static let tokenLow: UInt64 = 0x03FF_6CFA_0000_0000, tokenHigh: UInt64 = 0x57FF_FFFF_C7FF_FFFE
 
-    static func isToken(_ b: UInt8) -> Bool { isTokenTable[Int(b)] }
+    static func isToken(_ b: UInt8) -> Bool {
+        b < 64 ? (tokenLow >> b) & 1 == 1 : b < 128 && (tokenHigh >> (b - 64)) & 1 == 1
+    }
 
     /// field-vchar / SP / HTAB (obs-text allowed); rejects CTLs including bare CR, LF, NUL and DEL.
     static func isFieldValueByte(_ b: UInt8) -> Bool { b == ht || (b >= 0x20 && b != 0x7F) }

@@ -24,12 +24,14 @@ enum FieldLines {
         guard let colon = line.index(ofByte: ASCII.colon) else { return .badRequest("field line without a colon") }
         let name = line[line.startIndex..<colon]
         if let last = name.last, ASCII.isWhitespace(last) { return .badRequest("whitespace before the colon of a field name") }
-        guard !name.isEmpty, name.allSatisfy(ASCII.isToken) else { return .badRequest("invalid character in a field name") }
+        guard !name.isEmpty, UnsafeRawBufferPointer(rebasing: name).allSatisfy(ASCII.isToken) else {
+            return .badRequest("invalid character in a field name")
+        }
         var vs = colon + 1, ve = line.endIndex
         while vs < ve, ASCII.isWhitespace(line[vs]) { vs += 1 }
         while ve > vs, ASCII.isWhitespace(line[ve - 1]) { ve -= 1 }
         let value = line[vs..<ve]
-        guard value.allSatisfy(ASCII.isFieldValueByte) else { return .badRequest("control character in a field value") }
+        guard UnsafeRawBufferPointer(rebasing: value).allSatisfy(ASCII.isFieldValueByte) else { return .badRequest("control character in a field value") }
         fields.append(String(decoding: UnsafeRawBufferPointer(rebasing: name), as: UTF8.self),
                       String(decoding: UnsafeRawBufferPointer(rebasing: value), as: UTF8.self))
         return nil
