@@ -6,7 +6,8 @@
 #   RUNS=3 DUR=10 Benchmarks/run.sh   the shared README's protocol
 #   WORKERS="1 2"                     modeld --workers values, one labelled run-peers.sh pass each
 #   NGINX_PEERS="nginx-w1"            the nginx peer(s) in every pass (ratios are to the first)
-#   BENCH_SWIFT_PEERS=1               also Hummingbird (builds ../shared/bench/peers/swift: minutes)
+#   BENCH_SWIFT_PEERS=1               also Hummingbird (builds a copy of ../shared/bench/peers/swift
+#                                     under BENCH_ROOT: minutes)
 #   BENCH_ROOT=/tmp/modeld-bench      all data (2+ GiB), models, results: never in the repository
 #   BENCH_SHARED=/path/to/bench       the shared harness, when it cannot be found by walking up
 #   LATENCY=only|1|0                  the latency pass (issue #10): nginx-w1 and modeld --workers 1
@@ -75,8 +76,14 @@ BIN=$(cd "$REPO" && swift build -c release --show-bin-path)
 [[ -x $BIN/modeld && -x $BIN/modelctl ]] || die "release binaries missing in $BIN"
 SERVERS_SWIFT=""
 if [[ "${BENCH_SWIFT_PEERS:-0}" == 1 ]]; then
-  echo "== swift build -c release in $SHARED/peers/swift (Hummingbird peer; takes minutes)" >&2
-  (cd "$SHARED/peers/swift" && swift build -c release >&2)
+  # The shared folder may be read-only: build a copy of the peers' package under BENCH_ROOT.
+  PEERS_SRC=$BENCH_ROOT/peers-swift
+  echo "== swift build -c release in $PEERS_SRC (copy of $SHARED/peers/swift; Hummingbird peer; takes minutes)" >&2
+  mkdir -p "$PEERS_SRC"
+  cp -R "$SHARED/peers/swift/Package.swift" "$SHARED/peers/swift/Sources" "$PEERS_SRC/"
+  chmod -R u+w "$PEERS_SRC"
+  (cd "$PEERS_SRC" && swift build -c release --product PeerHummingbird >&2)
+  export SWIFT_PEERS_BIN=$PEERS_SRC/.build/release
   SERVERS_SWIFT="hummingbird"
 fi
 
