@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Query items (`name=value&…`), percent-decoded with `+` as a space (HTML form encoding, which
 /// is what SDKs' URL builders emit for query strings).
 ///
@@ -45,23 +51,26 @@ extension RequestHead {
     }
 
     /// Splits at `&` (empty items skipped) and each item at its first `=` (none: empty value);
-    /// stops when `item` returns false, and returns whether it never did. Items are rebased
-    /// buffers, not slices: a slice's subscript keeps its range check in release builds, and
-    /// this loop runs over every byte of every update check's query.
+    /// stops when `item` returns false, and returns whether it never did. Items are buffers, not
+    /// slices: a slice's subscript keeps its range check in release builds, and this runs over
+    /// every byte of every update check's query.
     private static func scanItems(
         _ bytes: UnsafeBufferPointer<UInt8>, _ item: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        // memchr for the separators: items are about a dozen bytes, and a byte loop tracking
+        // both separators costs more than two vectorised scans.
+        func find(_ byte: UInt8, from start: Int, to end: Int) -> Int {
+            guard start < end, let hit = memchr(base + start, Int32(byte), end - start) else { return end }
+            return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        }
         var start = 0
         while start < bytes.count {
-            var end = start, eq = -1
-            while end < bytes.count && bytes[end] != UInt8(ascii: "&") {
-                if eq < 0 && bytes[end] == UInt8(ascii: "=") { eq = end }
-                end += 1
-            }
+            let end = find(UInt8(ascii: "&"), from: start, to: bytes.count)
             if end > start {
-                let nameEnd = eq < 0 ? end : eq
-                let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
-                let value = UnsafeBufferPointer(rebasing: bytes[min(nameEnd + 1, end)..<end])
+                let eq = find(UInt8(ascii: "="), from: start, to: end)
+                let name = UnsafeBufferPointer(start: base + start, count: eq - start)
+                let value = UnsafeBufferPointer(start: base + min(eq + 1, end), count: end - min(eq + 1, end))
                 guard item(name, value) else { return false }
             }
             start = end + 1
@@ -102,21 +111,26 @@ public struct QueryNames: Sendable {
     /// holding `%` or `+`, which only a decoded item can match. Flat, so a lookup retains nothing.
     private let flat: [UInt8]
     private let spans: [Range<Int>?]
+    /// Bit i of `byLength[n]` is set when plain name i is n bytes long (n ≥ 32 share the last
+    /// slot), so an item is compared only with the names of its length.
+    private let byLength: [UInt64]
 
     public init(_ names: [String]) {
         precondition(names.count <= 64, "at most 64 names")
         self.names = names
-        var flat: [UInt8] = [], spans: [Range<Int>?] = []
-        for n in names {
+        var flat: [UInt8] = [], spans: [Range<Int>?] = [], byLength = [UInt64](repeating: 0, count: 33)
+        for (i, n) in names.enumerated() {
             if n.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
                 spans.append(nil)
             } else {
                 spans.append(flat.count..<flat.count + n.utf8.count)
                 flat += n.utf8
+                byLength[min(n.utf8.count, 32)] |= 1 << i
             }
         }
         self.flat = flat
         self.spans = spans
+        self.byLength = byLength
     }
 
     var count: Int { names.count }
@@ -124,16 +138,18 @@ public struct QueryNames: Sendable {
     func index(of raw: UnsafeBufferPointer<UInt8>) -> Int? {
         // Bytes equal to a plain name hold no escape, so they match as they are; anything else
         // can only match once decoded.
-        let plainMatch: Int? = flat.withUnsafeBufferPointer { flat in
-            for i in spans.indices {
-                guard let span = spans[i], span.count == raw.count else { continue }
+        var candidates = byLength[min(raw.count, 32)]
+        while candidates != 0 {
+            let i = candidates.trailingZeroBitCount
+            candidates &= candidates - 1
+            guard let span = spans[i], span.count == raw.count else { continue }
+            let equal = flat.withUnsafeBufferPointer { flat in
                 var j = 0
                 while j < raw.count && flat[span.lowerBound + j] == raw[j] { j += 1 }
-                if j == raw.count { return i }
+                return j == raw.count
             }
-            return nil
+            if equal { return i }
         }
-        if let plainMatch { return plainMatch }
         guard RequestHead.isEscaped(raw), let decoded = RequestHead.percentDecoded(raw) else { return nil }
         return names.firstIndex(of: decoded)
     }
