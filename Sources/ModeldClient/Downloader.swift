@@ -1,10 +1,10 @@
-import Crypto
 import Foundation
 
 /// Streams a release's file into `partial/<id>.part` and proves it is the signed one (SPEC §13):
-/// a fsynced checkpoint every 8 MiB (made durable while the next 8 MiB arrive), resume with `Range` + `If-Range: "<sha256>"`, identity
-/// encoding, a 200 to a range restarts from zero, abort at size + 1 byte, SHA-256 and size
-/// checked at the end. Nothing here touches the installed models.
+/// a fsynced checkpoint every 8 MiB (made durable while the next 8 MiB arrive), resume with
+/// `Range` + `If-Range: "<sha256>"`, identity encoding, a 200 to a range restarts from zero,
+/// abort at size + 1 byte, SHA-256 and size checked at the end. Nothing here touches the
+/// installed models.
 struct Downloader {
     static let checkpointInterval: Int64 = 8 << 20
 
