@@ -9,7 +9,7 @@ import Darwin
 /// `partial/<id>.json`: how many bytes of `<id>.part` are known to be fsynced. The first record
 /// appears by a durable rename; later ones overwrite it in place at a fixed length, one small
 /// write and data sync each — temp + fsync + rename + directory fsync per checkpoint cost about
-/// as much disk time as the 8 MiB they record. A record torn by a power cut reads as none (a
+/// as much disk time as the 4 MiB they record. A record torn by a power cut reads as none (a
 /// restart from zero) or, at worst, as a wrong offset that the SHA-256 check then rejects: the
 /// checkpoint saves bytes, it never decides what is installed.
 final class CheckpointFile: Sendable {

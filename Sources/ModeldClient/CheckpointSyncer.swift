@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Makes a download's checkpoints durable off the receiving thread, so the next 8 MiB arrive
+/// Makes a download's checkpoints durable off the receiving thread, so the next interval arrives
 /// while the last ones are fsynced and recorded. Jobs run one at a time and in order; `submit`
 /// waits for the job before it, so at most one interval is being made durable while the next
 /// arrives (a crash re-fetches less than two intervals). A failure is kept and thrown by the
