@@ -79,11 +79,13 @@ let package = Package(
         ]),
 
         // The reference client apps embed (SPEC §13): swift-crypto, ModeldSigning; libcurl on Linux
-        // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere.
+        // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
+        // CLinuxShims for sync_file_range.
         .target(name: "ModeldClient", dependencies: [
             "ModeldSigning",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "modeld-client", dependencies: [

@@ -52,3 +52,7 @@ int modeld_lower_thread_priority(int increment) {
     if (current == -1 && errno != 0) return -1;
     return setpriority(PRIO_PROCESS, tid, current + increment);
 }
+
+int modeld_start_writeback(int fd, long long offset, long long length) {
+    return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}

@@ -1,4 +1,7 @@
 import Foundation
+#if os(Linux)
+import CLinuxShims
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,7 +19,7 @@ enum DiskIO {
         guard fd >= 0 else { throw ModeldClientError.io("cannot create \(temp.path): \(errorText())") }
         do {
             try writeAll(fd, data, path: temp.path)
-            guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(temp.path): \(errorText())") }
+            try syncFile(fd, path: temp.path)
             close(fd)
         } catch {
             close(fd)
@@ -37,11 +40,33 @@ enum DiskIO {
         try fsyncDirectory(to.deletingLastPathComponent())
     }
 
+    static func syncFile(_ fd: Int32, path: String) throws {
+        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(path): \(errorText())") }
+    }
+
+    /// Syncs a file's data and what reading it back needs (its size), not its times.
+    static func syncData(_ fd: Int32, path: String) throws {
+        #if canImport(Glibc)
+        guard fdatasync(fd) == 0 else { throw ModeldClientError.io("fdatasync \(path): \(errorText())") }
+        #else
+        try syncFile(fd, path: path)
+        #endif
+    }
+
+    /// Starts writing a file range to the disk without waiting for it (Linux), so the disk works
+    /// while more data arrives instead of only inside the next fsync. Best effort: a write error
+    /// surfaces at that fsync. Elsewhere the fsync does it all.
+    static func startWriteback(_ fd: Int32, offset: Int64, length: Int64) {
+        #if os(Linux)
+        _ = modeld_start_writeback(fd, offset, length)
+        #endif
+    }
+
     static func fsyncDirectory(_ url: URL) throws {
         let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(url.path): \(errorText())") }
+        try syncFile(fd, path: url.path)
     }
 
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
@@ -70,7 +95,7 @@ enum DiskIO {
             throw ModeldClientError.io("read \(url.path): \(errorText())")
         }
         try writeAll(fd, last == 0x0A ? data : Data([0x0A]) + data, path: url.path)
-        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(url.path): \(errorText())") }
+        try syncFile(fd, path: url.path)
     }
 
     /// Bytes an unprivileged process may still write on the file system holding `url`.

@@ -28,4 +28,6 @@ int modeld_lower_thread_priority(int increment);
 // The event loop running on this thread (NULL elsewhere): lets `Exchange.complete` skip the mailbox.
 void modeld_set_current_loop(void *loop);
 void *modeld_current_loop(void);
+// sync_file_range(…, SYNC_FILE_RANGE_WRITE): starts writeback of a file range without waiting; 0 or -1 + errno.
+int modeld_start_writeback(int fd, long long offset, long long length);
 #endif

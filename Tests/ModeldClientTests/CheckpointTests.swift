@@ -1,0 +1,58 @@
+import Foundation
+@testable import ModeldClient
+import Synchronization
+import Testing
+
+/// The pieces that take checkpoints and hashing off the receiving thread (docs/decisions/client.md).
+struct CheckpointTests {
+    let directory: URL
+    let release: Release
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        release = Release(url: "http://h/models/a.bin", id: UUID().uuidString.lowercased(), sha256: String(repeating: "a", count: 64),
+                          size: 1 << 40, sdkMin: "2.0", channel: "stable")
+    }
+
+    @Test func theRecord_isRewrittenInPlaceAtOneLength_andReadsBackOnlyForItsRelease() throws {
+        let file = CheckpointFile(release: release, directory: directory)
+        let url = directory.appendingPathComponent("\(release.id).json")
+        #expect(file.recordedOffset() == nil)
+        try file.record(8 << 20)
+        let inode = try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? Int
+        try file.record(1 << 39)
+        #expect(file.recordedOffset() == 1 << 39)
+        try file.record(16 << 20)  // shorter than the one before: the padding leaves no stale digits
+        #expect(file.recordedOffset() == 16 << 20)
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        #expect(attributes[.systemFileNumber] as? Int == inode && attributes[.size] as? Int == 192)
+        file.close()
+
+        var other = release
+        other.sha256 = String(repeating: "b", count: 64)
+        #expect(CheckpointFile(release: other, directory: directory).recordedOffset() == nil)
+        try Data("{\"sha256\":\"aaaa".utf8).write(to: url)  // torn
+        #expect(CheckpointFile(release: release, directory: directory).recordedOffset() == nil)
+        try file.remove(durably: true)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test func theSyncer_runsJobsInOrder_andReportsTheFirstFailure() throws {
+        final class Log: Sendable { let order = Mutex<[Int]>([]) }
+        let syncer = CheckpointSyncer(), log = Log()
+        for i in 0..<5 { try syncer.submit { log.order.withLock { $0.append(i) } } }
+        try syncer.drain()
+        #expect(log.order.withLock { $0 } == [0, 1, 2, 3, 4])
+        try syncer.submit { throw ModeldClientError.io("first") }
+        #expect(throws: ModeldClientError.io("first")) { try syncer.submit { Issue.record("ran after a failure") } }
+        #expect(throws: ModeldClientError.io("first")) { try syncer.drain() }
+    }
+
+    @Test func theHasher_matchesAOneShotDigest() {
+        let bytes = (0..<(3 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let hasher = StreamHasher()
+        for start in stride(from: 0, to: bytes.count, by: 1 << 20) { hasher.update(Array(bytes[start..<min(start + (1 << 20), bytes.count)])) }
+        #expect(Digest.hex(hasher.finalize()) == Digest.sha256Hex(bytes))
+    }
+}
