@@ -9,8 +9,7 @@ struct CheckpointTests {
     let release: Release
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory("checkpoint")
         release = Release(url: "http://h/models/a.bin", id: UUID().uuidString.lowercased(), sha256: String(repeating: "a", count: 64),
                           size: 1 << 40, sdkMin: "2.0", channel: "stable")
     }

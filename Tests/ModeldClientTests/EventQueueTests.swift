@@ -7,8 +7,7 @@ struct EventQueueTests {
     let queue: EventQueue
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("eventqueue-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory("eventqueue")
         queue = EventQueue(directory: directory)
     }
 
