@@ -2,6 +2,7 @@
 #include "CLinuxShims.h"
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <errno.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -51,4 +52,9 @@ int modeld_lower_thread_priority(int increment) {
     int current = getpriority(PRIO_PROCESS, tid);
     if (current == -1 && errno != 0) return -1;
     return setpriority(PRIO_PROCESS, tid, current + increment);
+}
+
+int modeld_idle_thread_priority(void) {
+    struct sched_param param = { .sched_priority = 0 };
+    return sched_setscheduler(0, SCHED_IDLE, &param);   // Linux: pid 0 is the calling thread
 }

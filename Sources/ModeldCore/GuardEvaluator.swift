@@ -15,15 +15,16 @@ import CLinuxShims
 final class GuardEvaluator: Sendable {
     private let loop: BackgroundLoop
 
-    /// Further below the loops than other background work: tailing costs ≈ 3 µs of CPU per
-    /// stored event, and a server saturated with event batches would otherwise give a large
-    /// share of its cores to analysis. Under saturation the evaluator lags (nothing is lost:
-    /// it resumes from its offsets) and catches up when load drops; decisions are minutes apart.
-    static let niceIncrement: Int32 = 15
+    /// Further below the loops than other background work (nice +5, which still takes a share
+    /// of a busy core): the tail reads every stored event, and a server saturated with event
+    /// batches would otherwise give a large share of its cores to analysis. Under saturation
+    /// the evaluator lags (nothing is lost: it resumes from its offsets) and catches up when a
+    /// core idles; decisions are minutes apart.
+    static let priority = ThreadPriority.idle(fallback: 15)
 
     init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics) {
         let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock", metrics: metrics))
-        loop = BackgroundLoop(niceIncrement: Self.niceIncrement) { _ in
+        loop = BackgroundLoop(priority: Self.priority) { _ in
             state.withLock { if $0.tick(now: Timestamp.now().millisecondsSinceEpoch) { _ = watcher.reloadNow() } }
             return Int32(clamping: intervalSeconds * 1000)
         }
