@@ -17,8 +17,12 @@ extension JSONReader {
                     throw Failure(offset: start, reason: "expected an object")
                 }
                 var values = [JSONValue?](repeating: nil, count: names.count)
-                _ = try reader.readObject(depth: 1) { (r, key) throws(Failure) in
-                    if let i = names.firstIndex(of: key) { values[i] = try r.parseValue(depth: 1).value } else { try r.skipValue(depth: 1) }
+                // Plain keys compare as bytes with ASCII names (every name a caller has).
+                var ascii: UInt64 = 0
+                for (i, name) in names.enumerated() where i < 64 && name.utf8.allSatisfy({ $0 < 0x80 }) { ascii |= 1 << i }
+                try reader.readObject(depth: 1) { (r, key) throws(Failure) in
+                    let i = names.indices.first { r.key(key, is: names[$0], nameIsASCII: $0 < 64 && ascii & (1 << $0) != 0) }
+                    if let i { values[i] = try r.parseValue(depth: 1).value } else { try r.skipValue(depth: 1) }
                 }
                 return values
             }

@@ -72,12 +72,11 @@ public struct JSONReader {
         switch bytes[position] {
         case UInt8(ascii: "{"):
             let d = depth + 1
-            if build {
-                value = .object(try readObject(depth: d) { (r, _) throws(Failure) -> JSONNode in try r.parseValue(depth: d) })
-            } else {
-                _ = try readObject(depth: d) { (r, _) throws(Failure) in try r.skipValue(depth: d) }
-                value = nil
+            var members: [(key: String, node: JSONNode)] = []
+            try readObject(depth: d) { (r, key) throws(Failure) in
+                if build { members.append((r.string(key), try r.parseValue(depth: d))) } else { try r.skipValue(depth: d) }
             }
+            value = build ? .object(members) : nil
         case UInt8(ascii: "["):
             let d = depth + 1
             var elements: [JSONNode] = []
@@ -98,49 +97,87 @@ public struct JSONReader {
         return JSONNode(value: value, range: start..<position)
     }
 
+    /// A member's key as read: its text between the quotes, and whether that text is the key
+    /// itself (ASCII without escapes, nearly every key), so keys compare as bytes, no String.
+    struct Key {
+        let text: Range<Int>
+        let plain: Bool
+    }
+
+    private mutating func readKey() throws(Failure) -> Key {
+        let start = position + 1
+        let plain = try readString(build: false) == nil
+        return Key(text: start..<(position - 1), plain: plain)
+    }
+
+    /// The key as a String; a key that is not plain is decoded again (it was read once, so it
+    /// cannot fail).
+    func string(_ key: Key) -> String {
+        if key.plain { return String(decoding: UnsafeBufferPointer(rebasing: bytes[key.text]), as: UTF8.self) }
+        var r = self
+        r.position = key.text.lowerBound - 1
+        return ((try? r.readString(build: true)) ?? nil) ?? ""
+    }
+
+    /// Whether `key` names `name` as String equality says (canonical equivalence beyond ASCII);
+    /// `nameIsASCII` lets plain keys compare as bytes.
+    func key(_ key: Key, is name: String, nameIsASCII: Bool) -> Bool {
+        guard key.plain && nameIsASCII else { return string(key) == name }
+        guard name.utf8.count == key.text.count else { return false }
+        let text = UnsafeBufferPointer(rebasing: bytes[key.text])
+        return name.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(text) } ?? name.utf8.elementsEqual(text)
+    }
+
+    private func same(_ a: Key, _ b: Key) -> Bool {
+        guard a.plain && b.plain else { return string(a) == string(b) }
+        return a.text.count == b.text.count && bytes[a.text].elementsEqual(bytes[b.text])
+    }
+
     /// The object at `position`, each member's value read by `member(&reader, key)`: the one
     /// object loop behind parsing, skipping and picking members, so all reject the same
     /// objects (duplicate keys included, at any depth).
-    mutating func readObject<Value>(
-        depth: Int, _ member: (inout JSONReader, String) throws(Failure) -> Value
-    ) throws(Failure) -> [(key: String, node: Value)] {
+    mutating func readObject(depth: Int, _ member: (inout JSONReader, Key) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maxDepth else { throw failure("nesting deeper than \(Self.maxDepth)") }
         position += 1
-        var members: [(key: String, node: Value)] = []
-        var keys = Set<String>()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return members
+            return
         }
-        while true {
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
-            let keyOffset = position
-            let key = try readString(build: true)!
-            // Small objects (events are) check by scan; a set only once an object grows, so a
-            // hostile object with many keys stays linear.
-            let duplicate: Bool
-            if members.count < 16 {
-                duplicate = members.contains { $0.key == key }
-            } else {
-                if keys.isEmpty { keys = Set(members.map(\.key)) }
-                duplicate = !keys.insert(key).inserted
-            }
-            guard !duplicate else { throw Failure(offset: keyOffset, reason: "duplicate key \"\(key)\"") }
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
-            position += 1
-            skipWhitespace()
-            members.append((key, try member(&self, key)))
-            skipWhitespace()
-            guard position < bytes.count else { throw failure("unexpected end of input") }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
+        // Small objects (events are) check their keys by scan, kept on the stack; a set only once
+        // an object grows, so a hostile object with many keys stays linear.
+        try withUnsafeTemporaryAllocation(of: Key.self, capacity: 16) { (seen) throws(Failure) in
+            var count = 0
+            var large = Set<String>()
+            while true {
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+                let keyOffset = position
+                let key = try readKey()
+                let duplicate: Bool
+                if count < seen.count {
+                    duplicate = seen[..<count].contains { same($0, key) }
+                    (seen.baseAddress! + count).initialize(to: key)
+                } else {
+                    if large.isEmpty { large = Set(seen.map(string)) }
+                    duplicate = !large.insert(string(key)).inserted
+                }
+                count += 1
+                guard !duplicate else { throw Failure(offset: keyOffset, reason: "duplicate key \"\(string(key))\"") }
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
                 position += 1
-                return members
-            default: throw failure("expected ',' or '}'")
+                skipWhitespace()
+                try member(&self, key)
+                skipWhitespace()
+                guard position < bytes.count else { throw failure("unexpected end of input") }
+                switch bytes[position] {
+                case UInt8(ascii: ","): position += 1
+                case UInt8(ascii: "}"):
+                    position += 1
+                    return
+                default: throw failure("expected ',' or '}'")
+                }
             }
         }
     }

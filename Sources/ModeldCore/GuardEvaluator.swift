@@ -90,9 +90,14 @@ struct GuardEvaluatorState {
         }
         let ids = Array(experiments.keys)
         let skippedBefore = tail!.skipped
+        // Out of the dictionary while the tail runs: an array's elements are updated in place,
+        // where `experiments[id]!.record` moved each experiment out and back for every event.
+        var tailed = Array(experiments.values)
+        experiments = [:]
         tail!.poll { event in
-            for id in ids { experiments[id]!.record(event) }
+            for i in tailed.indices { tailed[i].record(event) }
         }
+        experiments = Dictionary(uniqueKeysWithValues: tailed.map { ($0.releaseID, $0) })
         metrics.recordGuardSkippedLines(tail!.skipped - skippedBefore)
         for id in ids {
             guard let experiment = experiments[id], let plan = experiment.release.guardPlan else { continue }
