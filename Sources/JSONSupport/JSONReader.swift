@@ -169,15 +169,7 @@ public struct JSONReader {
                 position += 1
                 skipWhitespace()
                 try member(&self, key)
-                skipWhitespace()
-                guard position < bytes.count else { throw failure("unexpected end of input") }
-                switch bytes[position] {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"):
-                    position += 1
-                    return
-                default: throw failure("expected ',' or '}'")
-                }
+                if try atEnd(UInt8(ascii: "}")) { return }
             }
         }
     }
@@ -194,15 +186,22 @@ public struct JSONReader {
         while true {
             skipWhitespace()
             try element(&self)
-            skipWhitespace()
-            guard position < bytes.count else { throw failure("unexpected end of input") }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
-                position += 1
-                return
-            default: throw failure("expected ',' or ']'")
-            }
+            if try atEnd(UInt8(ascii: "]")) { return }
+        }
+    }
+
+    /// After a member or an element: true at `close` (read past it), false after a comma.
+    private mutating func atEnd(_ close: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw failure("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: ","):
+            position += 1
+            return false
+        case close:
+            position += 1
+            return true
+        default: throw failure("expected ',' or '\(Character(Unicode.Scalar(close)))'")
         }
     }
 

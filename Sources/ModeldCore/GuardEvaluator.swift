@@ -108,7 +108,10 @@ struct GuardEvaluatorState {
                 record(decision, release: applied, figures: evaluation.figures, now: now)
             }
             let f = evaluation.figures
-            metrics.recordGuard(release: id, .init(treatmentClients: f.treatment.clients, controlClients: f.control.clients, delta: f.delta, bound: f.bound))
+            // Gauges are for running guards: one this decision ended leaves them now, not a tick
+            // later (which, on a saturated box, can be long after the catalog shows it).
+            let gauges = Metrics.GuardGauges(treatmentClients: f.treatment.clients, controlClients: f.control.clients, delta: f.delta, bound: f.bound)
+            metrics.recordGuard(release: id, experiments[id]!.release.hasRunningGuard ? gauges : nil)
             do throws(CatalogError) {
                 try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now))
             } catch {
