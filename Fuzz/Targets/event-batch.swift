@@ -1,14 +1,21 @@
-// libFuzzer target: the event-batch JSON reader and batch validation (SPEC §4.2) on arbitrary
-// bytes. An accepted batch must splice back: every event span is an object inside the body.
+// libFuzzer target: the event-batch JSON reader (and its member picker) and batch validation
+// (SPEC §4.2) on arbitrary bytes. An accepted batch must splice back: every event span is an
+// object inside the body.
 @testable import EventStore
 import JSONSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEventBatch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    if let root = try? JSONReader.parse(bytes) {
+    let root = try? JSONReader.parse(bytes)
+    if let root {
         check(root.range.upperBound <= bytes.count, "node range \(root.range) outside \(bytes.count) bytes")
     }
+    // The member picker (the guard's tail) is the same reader: it takes an object exactly when parse does.
+    var isObject = false
+    if case .object? = root?.value { isObject = true }
+    let picked = try? JSONReader.members(["batch_id", "events"], of: bytes[...])
+    check((picked != nil) == isObject, "members and parse disagree on whether this is a valid object")
     guard let batch = try? BatchParser.parse(bytes, queryClientID: "fuzz", maxEventsPerBatch: 64) else { return 0 }
     check(batch.eventCount <= 64, "more events than allowed")
     for span in batch.events {

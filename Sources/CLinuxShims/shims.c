@@ -2,6 +2,7 @@
 #include "CLinuxShims.h"
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <errno.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -55,4 +56,9 @@ int modeld_lower_thread_priority(int increment) {
 
 int modeld_start_writeback(int fd, long long offset, long long length) {
     return sync_file_range(fd, offset, length, SYNC_FILE_RANGE_WRITE);
+}
+
+int modeld_idle_thread_priority(void) {
+    struct sched_param param = { .sched_priority = 0 };
+    return sched_setscheduler(0, SCHED_IDLE, &param);   // Linux: pid 0 is the calling thread
 }

@@ -19,21 +19,27 @@ public struct JSONReader {
     /// Parses exactly one JSON text spanning the whole of `bytes`.
     public static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONNode {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> JSONNode in
-            var reader = JSONReader(bytes: buffer)
-            reader.skipWhitespace()
-            let node = try reader.parseValue(depth: 0)
-            reader.skipWhitespace()
-            guard reader.position == buffer.count else { throw reader.failure("unexpected data after the JSON value") }
-            return node
+            try whole(buffer) { (reader) throws(Failure) -> JSONNode in try reader.parseValue(depth: 0) }
         }
     }
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var position = 0
+    /// Reads exactly one JSON text spanning the whole of `bytes` with `value`, which reads the
+    /// value itself (whitespace around it is allowed, anything else after it is not).
+    static func whole<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ value: (inout JSONReader) throws(Failure) -> T) throws(Failure) -> T {
+        var reader = JSONReader(bytes: bytes)
+        reader.skipWhitespace()
+        let result = try value(&reader)
+        reader.skipWhitespace()
+        guard reader.position == bytes.count else { throw reader.failure("unexpected data after the JSON value") }
+        return result
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var position = 0
 
     private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    private func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
+    func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
 
     private mutating func skipWhitespace() {
         while position < bytes.count {
@@ -44,101 +50,163 @@ public struct JSONReader {
         }
     }
 
-    private mutating func expect(_ literal: StaticString, _ value: JSONValue) throws(Failure) -> JSONNode {
-        let start = position
+    private mutating func expect(_ literal: StaticString) throws(Failure) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - position >= count else { throw failure("invalid literal") }
         for i in 0..<count where bytes[position + i] != literal.utf8Start[i] { throw failure("invalid literal") }
         position += count
+    }
+
+    mutating func parseValue(depth: Int) throws(Failure) -> JSONNode { try readValue(depth: depth, build: true)! }
+
+    /// Reads past one value and validates it exactly as `parseValue` would, building nothing
+    /// (no allocation for numbers, literals and ASCII strings without escapes).
+    mutating func skipValue(depth: Int) throws(Failure) { _ = try readValue(depth: depth, build: false) }
+
+    /// The one value reader behind parsing and skipping, so both reject the same texts; the
+    /// node only when `build`.
+    private mutating func readValue(depth: Int, build: Bool) throws(Failure) -> JSONNode? {
+        guard position < bytes.count else { throw failure("unexpected end of input") }
+        let start = position
+        let value: JSONValue?
+        switch bytes[position] {
+        case UInt8(ascii: "{"):
+            let d = depth + 1
+            var members: [(key: String, node: JSONNode)] = []
+            try readObject(depth: d) { (r, key) throws(Failure) in
+                if build { members.append((r.string(key), try r.parseValue(depth: d))) } else { try r.skipValue(depth: d) }
+            }
+            value = build ? .object(members) : nil
+        case UInt8(ascii: "["):
+            let d = depth + 1
+            var elements: [JSONNode] = []
+            try readArray(depth: d) { (r) throws(Failure) in
+                if build { elements.append(try r.parseValue(depth: d)) } else { try r.skipValue(depth: d) }
+            }
+            value = build ? .array(elements) : nil
+        case UInt8(ascii: "\""): value = try readString(build: build).map(JSONValue.string)
+        case UInt8(ascii: "t"): try expect("true"); value = .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); value = .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); value = .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let literal = try scanNumber()
+            value = build ? .number(try number(literal)) : nil
+        default: throw failure("unexpected character")
+        }
+        guard build, let value else { return nil }
         return JSONNode(value: value, range: start..<position)
     }
 
-    private mutating func parseValue(depth: Int) throws(Failure) -> JSONNode {
-        guard position < bytes.count else { throw failure("unexpected end of input") }
-        switch bytes[position] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
-        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
-        case UInt8(ascii: "\""):
-            let start = position
-            let s = try parseString()
-            return JSONNode(value: .string(s), range: start..<position)
-        case UInt8(ascii: "t"): return try expect("true", .bool(true))
-        case UInt8(ascii: "f"): return try expect("false", .bool(false))
-        case UInt8(ascii: "n"): return try expect("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw failure("unexpected character")
-        }
+    /// A member's key as read: its text between the quotes, and whether that text is the key
+    /// itself (ASCII without escapes, nearly every key), so keys compare as bytes, no String.
+    struct Key {
+        let text: Range<Int>
+        let plain: Bool
     }
 
-    private mutating func parseObject(depth: Int) throws(Failure) -> JSONNode {
+    private mutating func readKey() throws(Failure) -> Key {
+        let start = position + 1
+        let plain = try readString(build: false) == nil
+        return Key(text: start..<(position - 1), plain: plain)
+    }
+
+    /// The key as a String; a key that is not plain is decoded again (it was read once, so it
+    /// cannot fail).
+    func string(_ key: Key) -> String {
+        if key.plain { return String(decoding: UnsafeBufferPointer(rebasing: bytes[key.text]), as: UTF8.self) }
+        var r = self
+        r.position = key.text.lowerBound - 1
+        return ((try? r.readString(build: true)) ?? nil) ?? ""
+    }
+
+    /// Whether `key` names `name` as String equality says (canonical equivalence beyond ASCII);
+    /// `nameIsASCII` lets plain keys compare as bytes.
+    func key(_ key: Key, is name: String, nameIsASCII: Bool) -> Bool {
+        guard key.plain && nameIsASCII else { return string(key) == name }
+        guard name.utf8.count == key.text.count else { return false }
+        let text = UnsafeBufferPointer(rebasing: bytes[key.text])
+        return name.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(text) } ?? name.utf8.elementsEqual(text)
+    }
+
+    private func same(_ a: Key, _ b: Key) -> Bool {
+        guard a.plain && b.plain else { return string(a) == string(b) }
+        return a.text.count == b.text.count && bytes[a.text].elementsEqual(bytes[b.text])
+    }
+
+    /// The object at `position`, each member's value read by `member(&reader, key)`: the one
+    /// object loop behind parsing, skipping and picking members, so all reject the same
+    /// objects (duplicate keys included, at any depth).
+    mutating func readObject(depth: Int, _ member: (inout JSONReader, Key) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maxDepth else { throw failure("nesting deeper than \(Self.maxDepth)") }
-        let start = position
         position += 1
-        var members: [(key: String, node: JSONNode)] = []
-        var keys = Set<String>()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return JSONNode(value: .object(members), range: start..<position)
+            return
         }
-        while true {
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
-            let keyOffset = position
-            let key = try parseString()
-            // Small objects (events are) check by scan; a set only once an object grows, so a
-            // hostile object with many keys stays linear.
-            let duplicate: Bool
-            if members.count < 16 {
-                duplicate = members.contains { $0.key == key }
-            } else {
-                if keys.isEmpty { keys = Set(members.map(\.key)) }
-                duplicate = !keys.insert(key).inserted
-            }
-            guard !duplicate else { throw Failure(offset: keyOffset, reason: "duplicate key \"\(key)\"") }
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
-            position += 1
-            skipWhitespace()
-            members.append((key, try parseValue(depth: depth)))
-            skipWhitespace()
-            guard position < bytes.count else { throw failure("unexpected end of input") }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
+        // Small objects (events are) check their keys by scan, kept on the stack; a set only once
+        // an object grows, so a hostile object with many keys stays linear.
+        try withUnsafeTemporaryAllocation(of: Key.self, capacity: 16) { (seen) throws(Failure) in
+            var count = 0
+            var large = Set<String>()
+            while true {
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw failure("expected a string key") }
+                let keyOffset = position
+                let key = try readKey()
+                let duplicate: Bool
+                if count < seen.count {
+                    duplicate = seen[..<count].contains { same($0, key) }
+                    (seen.baseAddress! + count).initialize(to: key)
+                } else {
+                    if large.isEmpty { large = Set(seen.map(string)) }
+                    duplicate = !large.insert(string(key)).inserted
+                }
+                count += 1
+                guard !duplicate else { throw Failure(offset: keyOffset, reason: "duplicate key \"\(string(key))\"") }
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
                 position += 1
-                return JSONNode(value: .object(members), range: start..<position)
-            default: throw failure("expected ',' or '}'")
+                skipWhitespace()
+                try member(&self, key)
+                if try atEnd(UInt8(ascii: "}")) { return }
             }
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(Failure) -> JSONNode {
+    /// The array at `position`, each element read by `element(&reader)`.
+    private mutating func readArray(depth: Int, _ element: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maxDepth else { throw failure("nesting deeper than \(Self.maxDepth)") }
-        let start = position
         position += 1
-        var elements: [JSONNode] = []
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
             position += 1
-            return JSONNode(value: .array(elements), range: start..<position)
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
-            skipWhitespace()
-            guard position < bytes.count else { throw failure("unexpected end of input") }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"):
-                position += 1
-                return JSONNode(value: .array(elements), range: start..<position)
-            default: throw failure("expected ',' or ']'")
-            }
+            try element(&self)
+            if try atEnd(UInt8(ascii: "]")) { return }
         }
     }
 
-    private mutating func parseNumber() throws(Failure) -> JSONNode {
+    /// After a member or an element: true at `close` (read past it), false after a comma.
+    private mutating func atEnd(_ close: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard position < bytes.count else { throw failure("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: ","):
+            position += 1
+            return false
+        case close:
+            position += 1
+            return true
+        default: throw failure("expected ',' or '\(Character(Unicode.Scalar(close)))'")
+        }
+    }
+
+    /// Reads past the number at `position` (RFC 8259 grammar) and returns its literal's range.
+    private mutating func scanNumber() throws(Failure) -> Range<Int> {
         let start = position
         func digits(_ r: inout JSONReader) -> Int {
             let s = r.position
@@ -161,20 +229,25 @@ public struct JSONReader {
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
             guard digits(&self) > 0 else { throw failure("invalid number") }
         }
-        let literal = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        return start..<position
+    }
+
+    /// The value of a literal `scanNumber` accepted.
+    private func number(_ range: Range<Int>) throws(Failure) -> Double {
+        let literal = UnsafeBufferPointer(rebasing: bytes[range])
         // Fast path for the common case: integers of at most 15 digits, which a Double holds exactly.
         if literal.count <= 15 {
             let negative = literal[0] == UInt8(ascii: "-")
             let digits = literal[(negative ? 1 : 0)...]
             if digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
                 let magnitude = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
-                return JSONNode(value: .number(Double(negative ? -magnitude : magnitude)), range: start..<position)
+                return Double(negative ? -magnitude : magnitude)
             }
         }
         let text = String(decoding: literal, as: UTF8.self)
-        // The grammar above guarantees Double can read it; overflow gives ±inf, which callers reject where finiteness matters.
-        guard let d = Double(text) else { throw failure("invalid number") }
-        return JSONNode(value: .number(d), range: start..<position)
+        // The grammar guarantees Double can read it; overflow gives ±inf, which callers reject where finiteness matters.
+        guard let d = Double(text) else { throw Failure(offset: range.upperBound, reason: "invalid number") }
+        return d
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {
@@ -195,7 +268,9 @@ public struct JSONReader {
         return v
     }
 
-    private mutating func parseString() throws(Failure) -> String {
+    /// The string at `position`. Without `build`, nil for ASCII without escapes: nothing to
+    /// check beyond the scan (other strings are still decoded and validated, then dropped).
+    private mutating func readString(build: Bool) throws(Failure) -> String? {
         position += 1 // opening quote
         let start = position
         // Fast path: no escapes, so the bytes are the string (after UTF-8 validation).
@@ -203,6 +278,10 @@ public struct JSONReader {
         while position < bytes.count {
             let c = bytes[position]
             if c == UInt8(ascii: "\"") {
+                if ascii && !build {
+                    position += 1
+                    return nil
+                }
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 // ASCII needs no validation, and nearly every string of an event is ASCII:
                 // String(validating:as:) looks up generic metadata at run time on every call,

@@ -13,11 +13,11 @@ final class BackgroundLoop: Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     private let wake: (read: Int32, write: Int32)
 
-    private let niceIncrement: Int32
+    private let priority: ThreadPriority
 
-    /// `niceIncrement`: how far below the event loops the thread runs (Linux nice, per thread).
-    init(niceIncrement: Int32 = AccessLogWriter.niceIncrement, _ body: @escaping @Sendable (_ poked: Bool) -> Int32) {
-        self.niceIncrement = niceIncrement
+    /// `priority`: how the thread yields to the event loops.
+    init(priority: ThreadPriority = .nice(AccessLogWriter.niceIncrement), _ body: @escaping @Sendable (_ poked: Bool) -> Int32) {
+        self.priority = priority
         self.body = body
         var fds: [Int32] = [-1, -1]
         precondition(pipe(&fds) == 0)
@@ -57,7 +57,7 @@ final class BackgroundLoop: Sendable {
 
     private func loop() {
         // Like the access-log writer: background work never preempts a request.
-        _ = modeld_lower_thread_priority(niceIncrement)
+        priority.apply()
         var poked = true   // the first run counts as poked: start-up work
         while !stopping.withLock({ $0 }) {
             let waitMs = body(poked)
@@ -67,6 +67,23 @@ final class BackgroundLoop: Sendable {
                 var drain = [UInt8](repeating: 0, count: 64)
                 _ = read(wake.read, &drain, drain.count)
             }
+        }
+    }
+}
+
+/// How a background thread yields to the event loops (Linux: per thread).
+enum ThreadPriority: Sendable {
+    /// A higher nice value: the thread still gets its share of a busy core.
+    case nice(Int32)
+    /// SCHED_IDLE: the thread runs only when a core would otherwise idle, so it never takes CPU
+    /// a request could use; at nice `fallback` where the kernel refuses the policy.
+    case idle(fallback: Int32)
+
+    /// Applies to the calling thread.
+    func apply() {
+        switch self {
+        case .nice(let increment): _ = modeld_lower_thread_priority(increment)
+        case .idle(let fallback): if modeld_idle_thread_priority() != 0 { _ = modeld_lower_thread_priority(fallback) }
         }
     }
 }

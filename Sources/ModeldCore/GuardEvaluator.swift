@@ -15,15 +15,16 @@ import CLinuxShims
 final class GuardEvaluator: Sendable {
     private let loop: BackgroundLoop
 
-    /// Further below the loops than other background work: tailing costs ≈ 3 µs of CPU per
-    /// stored event, and a server saturated with event batches would otherwise give a large
-    /// share of its cores to analysis. Under saturation the evaluator lags (nothing is lost:
-    /// it resumes from its offsets) and catches up when load drops; decisions are minutes apart.
-    static let niceIncrement: Int32 = 15
+    /// Further below the loops than other background work (nice +5, which still takes a share
+    /// of a busy core): the tail reads every stored event, and a server saturated with event
+    /// batches would otherwise give a large share of its cores to analysis. Under saturation
+    /// the evaluator lags (nothing is lost: it resumes from its offsets) and catches up when a
+    /// core idles; decisions are minutes apart.
+    static let priority = ThreadPriority.idle(fallback: 15)
 
     init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics) {
         let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock", metrics: metrics))
-        loop = BackgroundLoop(niceIncrement: Self.niceIncrement) { _ in
+        loop = BackgroundLoop(priority: Self.priority) { _ in
             state.withLock { if $0.tick(now: Timestamp.now().millisecondsSinceEpoch) { _ = watcher.reloadNow() } }
             return Int32(clamping: intervalSeconds * 1000)
         }
@@ -89,9 +90,14 @@ struct GuardEvaluatorState {
         }
         let ids = Array(experiments.keys)
         let skippedBefore = tail!.skipped
+        // Out of the dictionary while the tail runs: an array's elements are updated in place,
+        // where `experiments[id]!.record` moved each experiment out and back for every event.
+        var tailed = Array(experiments.values)
+        experiments = [:]
         tail!.poll { event in
-            for id in ids { experiments[id]!.record(event) }
+            for i in tailed.indices { tailed[i].record(event) }
         }
+        experiments = Dictionary(uniqueKeysWithValues: tailed.map { ($0.releaseID, $0) })
         metrics.recordGuardSkippedLines(tail!.skipped - skippedBefore)
         for id in ids {
             guard let experiment = experiments[id], let plan = experiment.release.guardPlan else { continue }
@@ -102,7 +108,10 @@ struct GuardEvaluatorState {
                 record(decision, release: applied, figures: evaluation.figures, now: now)
             }
             let f = evaluation.figures
-            metrics.recordGuard(release: id, .init(treatmentClients: f.treatment.clients, controlClients: f.control.clients, delta: f.delta, bound: f.bound))
+            // Gauges are for running guards: one this decision ended leaves them now, not a tick
+            // later (which, on a saturated box, can be long after the catalog shows it).
+            let gauges = Metrics.GuardGauges(treatmentClients: f.treatment.clients, controlClients: f.control.clients, delta: f.delta, bound: f.bound)
+            metrics.recordGuard(release: id, experiments[id]!.release.hasRunningGuard ? gauges : nil)
             do throws(CatalogError) {
                 try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now))
             } catch {

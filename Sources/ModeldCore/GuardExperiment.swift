@@ -6,6 +6,8 @@ import ModelCatalog
 /// sums. Fed every stored event once; the decisions read `arms`.
 struct GuardExperiment {
     let releaseID: String
+    /// `releaseID` lowercased, as events' `model_id` compare (once, not per event).
+    private let releaseKey: String
     private(set) var release: Release
     private(set) var arms = GuardAccumulator()
     private var clients = ClientTable()
@@ -18,6 +20,7 @@ struct GuardExperiment {
 
     init(release: Release, catalog: Catalog) {
         releaseID = release.id
+        releaseKey = release.id.lowercased()
         self.release = release
         update(release: release, catalog: catalog)
     }
@@ -31,15 +34,15 @@ struct GuardExperiment {
     var pendingClients: Int { pending.count { clients[$0] == nil } }
 
     /// Counts one stored event per §11.1/§11.2; anything else is ignored or pending.
-    mutating func record(_ event: StoredEvent) {
+    mutating func record(_ event: GuardEvent) {
         guard let plan = release.guardPlan, let clientID = event.clientID,
               // Events from before the guard began (a rebuild reads its whole first day).
               event.receivedAt.flatMap(Timestamp.init(rfc3339:)).map({ $0.millisecondsSinceEpoch >= plan.runtime.startedAt ?? 0 }) ?? false,
-              event["name"]?.stringValue == plan.metric.name,
-              let sdk = event["sdk"]?.stringValue.flatMap(SDKVersion.init), release.covers(sdk)
+              event.name == plan.metric.name,
+              let sdk = event.sdk.flatMap(SDKVersion.init), release.covers(sdk)
         else { return }
         let key = Self.key(clientID)
-        let modelID = event["model_id"]?.stringValue?.lowercased()
+        let modelID = event.modelID?.lowercased()
         var tally = clients[key]
         if tally == nil {
             let p = release.rolloutPercent
@@ -47,8 +50,8 @@ struct GuardExperiment {
             if bucket < p { tally = ClientTally(arm: .treatment) } else if bucket >= 100 - p { tally = ClientTally(arm: .control) }
         }
         guard var t = tally else { pending.insert(key); return }
-        let counts = t.arm == .treatment ? modelID == release.id.lowercased() : modelID.map(channelReleases.contains) ?? false
-        guard counts, let x = plan.metric.observation(outcome: event["outcome"]?.stringValue, value: event["value"]?.numberValue) else {
+        let counts = t.arm == .treatment ? modelID == releaseKey : modelID.map(channelReleases.contains) ?? false
+        guard counts, let x = plan.metric.observation(outcome: event.outcome, value: event.value) else {
             if clients[key] == nil { pending.insert(key) }
             return
         }

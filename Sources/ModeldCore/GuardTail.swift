@@ -18,13 +18,13 @@ struct GuardTail {
         self.firstDay = firstDay
     }
 
-    mutating func poll(_ body: (StoredEvent) -> Void) {
+    mutating func poll(_ body: (GuardEvent) -> Void) {
         for day in FileIO.entries(of: directory).sorted() where Self.isDay(day) && day >= firstDay {
             for name in FileIO.entries(of: directory + "/" + day).sorted() where name.hasSuffix(".jsonl") {
                 let path = directory + "/" + day + "/" + name
                 do {
                     let progress = try SegmentReader(path: path).forEachCommittedLine(from: offsets[path] ?? 0) { line in
-                        if let event = StoredEvent(line: line) { body(event) } else { skipped += 1 }
+                        if let event = GuardEvent(line: line) { body(event) } else { skipped += 1 }
                     }
                     offsets[path] = progress.offset
                     skipped += progress.skippedLines

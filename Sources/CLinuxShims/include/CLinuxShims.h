@@ -25,6 +25,8 @@ int modeld_ofd_is_locked(int fd);            // 1: another open file description
 int modeld_sigmask_block(const int *signals, int count); // block in this thread (inherited by threads it starts)
 // Raises the calling thread's nice value by `increment` (Linux: per thread); 0 or -1 + errno.
 int modeld_lower_thread_priority(int increment);
+// Moves the calling thread to SCHED_IDLE: it runs only when a core would otherwise idle; 0 or -1 + errno.
+int modeld_idle_thread_priority(void);
 // The event loop running on this thread (NULL elsewhere): lets `Exchange.complete` skip the mailbox.
 void modeld_set_current_loop(void *loop);
 void *modeld_current_loop(void);

@@ -1,0 +1,31 @@
+extension JSONReader {
+    /// The values of the top-level members named `names` (nil where absent), in that order, of
+    /// the JSON object spanning the whole of `bytes`, without building the rest: for readers
+    /// of many lines that need a few fields each (the guard evaluator tails every stored event).
+    ///
+    /// The same reader as `parse`, not a second one: the other members go through the same
+    /// loops, validated and dropped. So it rejects exactly the texts `parse` rejects, with the
+    /// same failure (bad strings, numbers, nesting, duplicate keys at any depth), and also a
+    /// valid text that is not an object.
+    public static func members(_ names: [String], of bytes: ArraySlice<UInt8>) throws(Failure) -> [JSONValue?] {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> [JSONValue?] in
+            try whole(buffer) { (reader) throws(Failure) -> [JSONValue?] in
+                guard reader.position < buffer.count, buffer[reader.position] == UInt8(ascii: "{") else {
+                    // Rare (a foreign line): parsed whole, so an invalid text fails as in `parse`.
+                    let start = reader.position
+                    _ = try reader.parseValue(depth: 0)
+                    throw Failure(offset: start, reason: "expected an object")
+                }
+                var values = [JSONValue?](repeating: nil, count: names.count)
+                // Plain keys compare as bytes with ASCII names (every name a caller has).
+                var ascii: UInt64 = 0
+                for (i, name) in names.enumerated() where i < 64 && name.utf8.allSatisfy({ $0 < 0x80 }) { ascii |= 1 << i }
+                try reader.readObject(depth: 1) { (r, key) throws(Failure) in
+                    let i = names.indices.first { r.key(key, is: names[$0], nameIsASCII: $0 < 64 && ascii & (1 << $0) != 0) }
+                    if let i { values[i] = try r.parseValue(depth: 1).value } else { try r.skipValue(depth: 1) }
+                }
+                return values
+            }
+        }
+    }
+}
