@@ -109,15 +109,15 @@ public enum RFC3339 {
         if v < 0 { out.append(UInt8(ascii: "-")); v = -v }
         // Digits go right to left into a stack buffer, then one copy: appending then reversing
         // a slice of `out` copied the slice, and the access log formats several numbers a line.
-        for _ in 20..<max(20, width) { out.append(UInt8(ascii: "0")) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var i = 20
+        let capacity = max(20, width)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var i = capacity
             repeat {
                 i -= 1
                 buffer[i] = UInt8(ascii: "0") + UInt8(v % 10)
                 v /= 10
             } while v > 0
-            while 20 - i < min(width, 20) {
+            while capacity - i < width {
                 i -= 1
                 buffer[i] = UInt8(ascii: "0")
             }

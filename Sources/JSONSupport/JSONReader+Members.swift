@@ -7,7 +7,7 @@ extension JSONReader {
     /// loops, validated and dropped. So it rejects exactly the texts `parse` rejects, with the
     /// same failure (bad strings, numbers, nesting, duplicate keys at any depth), and also a
     /// valid text that is not an object.
-    public static func members(_ names: [String], of bytes: ArraySlice<UInt8>) throws(Failure) -> [JSONValue?] {
+    public static func members(_ names: MemberNames, of bytes: ArraySlice<UInt8>) throws(Failure) -> [JSONValue?] {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> [JSONValue?] in
             try whole(buffer) { (reader) throws(Failure) -> [JSONValue?] in
                 guard reader.position < buffer.count, buffer[reader.position] == UInt8(ascii: "{") else {
@@ -16,16 +16,28 @@ extension JSONReader {
                     _ = try reader.parseValue(depth: 0)
                     throw Failure(offset: start, reason: "expected an object")
                 }
-                var values = [JSONValue?](repeating: nil, count: names.count)
-                // Plain keys compare as bytes with ASCII names (every name a caller has).
-                var ascii: UInt64 = 0
-                for (i, name) in names.enumerated() where i < 64 && name.utf8.allSatisfy({ $0 < 0x80 }) { ascii |= 1 << i }
+                var values = [JSONValue?](repeating: nil, count: names.names.count)
                 try reader.readObject(depth: 1) { (r, key) throws(Failure) in
-                    let i = names.indices.first { r.key(key, is: names[$0], nameIsASCII: $0 < 64 && ascii & (1 << $0) != 0) }
+                    let i = names.names.indices.first { r.key(key, is: names.names[$0], nameIsASCII: names.isASCII[$0]) }
                     if let i { values[i] = try r.parseValue(depth: 1).value } else { try r.skipValue(depth: 1) }
                 }
                 return values
             }
         }
+    }
+
+    /// The member names a reader picks, with what matching needs worked out once (a reader
+    /// calls `members` for every line it reads).
+    public struct MemberNames: Sendable, ExpressibleByArrayLiteral {
+        public let names: [String]
+        /// Plain keys compare as bytes with ASCII names (every name a caller has).
+        let isASCII: [Bool]
+
+        public init(_ names: [String]) {
+            self.names = names
+            isASCII = names.map { $0.utf8.allSatisfy { $0 < 0x80 } }
+        }
+
+        public init(arrayLiteral names: String...) { self.init(names) }
     }
 }

@@ -7,7 +7,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CLinuxShims
 import Logging
 
 // Invariant: every stored `var` is read and written only with `condition` locked, except
@@ -121,7 +120,7 @@ public final class AccessLogWriter: @unchecked Sendable {
 
     private func run() {
         // Below the event loops: on a saturated machine requests go first, the log catches up.
-        _ = modeld_lower_thread_priority(Self.niceIncrement)
+        ThreadPriority.nice(Self.niceIncrement).apply()
         while true {
             condition.lock()
             if !wakeRequested { condition.wait(nanoseconds: intervalNanoseconds) }

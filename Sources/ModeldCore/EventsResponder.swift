@@ -35,10 +35,7 @@ struct EventsResponder: Sendable {
         var query: LatestResponder.Query?
         let sdkText = head.queryItem("sdk")
         if withUpdateCheck || sdkText != nil {
-            switch LatestResponder.Query.parse(head) {
-            case .failure(let e): return .respond(Response.error(e).labelled(label))
-            case .success(let q): query = q
-            }
+            do throws(HTTPError) { query = try LatestResponder.Query.parse(head) } catch { return .respond(Response.error(error).labelled(label)) }
         }
         label.sdk = sdkText
         let finalLabel = label, checkedQuery = query

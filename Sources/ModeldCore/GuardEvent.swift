@@ -12,7 +12,7 @@ struct GuardEvent {
     let outcome: String?
     let value: Double?
 
-    private static let fields = ["client_id", "received_at", "name", "sdk", "model_id", "outcome", "value"]
+    private static let fields: JSONReader.MemberNames = ["client_id", "received_at", "name", "sdk", "model_id", "outcome", "value"]
 
     /// nil for a line that is not a JSON object (torn, foreign): the tail skips and counts it,
     /// as it would any line `StoredEvent` rejects.

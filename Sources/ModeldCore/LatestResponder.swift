@@ -18,9 +18,7 @@ struct LatestResponder: Sendable {
         var clientID: String?
         var device: DeviceAttributes
 
-        static func parse(_ head: RequestHead) -> Result<Query, HTTPError> {
-            do throws(HTTPError) { return .success(try parse(Parameters(head))) } catch { return .failure(error) }
-        }
+        static func parse(_ head: RequestHead) throws(HTTPError) -> Query { try parse(Parameters(head)) }
 
         // Typed throws, not Result: a Result's map copies its payload through value witnesses,
         // which on this path is a dozen retains per update check.

@@ -5,7 +5,7 @@ import Testing
 /// gives an object, the same failure where it fails (it is the same reader, skipping what it
 /// is not asked for), and a failure where the text is valid but not an object.
 struct JSONMembersTests {
-    static let names = ["client_id", "name", "value", "props"]
+    static let names: JSONReader.MemberNames = ["client_id", "name", "value", "props"]
     static let event = #""client_id":"c1","name":"n","value":1.5"#
 
     static let lines: [String] = [
@@ -81,7 +81,7 @@ struct JSONMembersTests {
         let picked = Result(catching: { () throws(JSONReader.Failure) in try JSONReader.members(Self.names, of: line[...]) })
         switch (full, picked) {
         case (.success(let root), .success(let values)):
-            #expect(Self.names.map { root.value[$0].map(Self.text) } == values.map { $0.map(Self.text) })
+            #expect(Self.names.names.map { root.value[$0].map(Self.text) } == values.map { $0.map(Self.text) })
         case (.success(let root), .failure(let f)):
             if case .object = root.value { Issue.record("rejected a valid object: \(f)") }
             #expect(f.reason == "expected an object")
