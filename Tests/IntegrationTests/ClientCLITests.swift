@@ -109,9 +109,9 @@ import Testing
             let installed = try #require(try fx.json(next)["active"] as? [String: Any])
             #expect(installed["id"] as? String == second.id, "after \(step)")
             #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(installed["path"] as? String))) == second.sha256)
-            let models = try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("models").path)
+            let models = try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("channels/stable/models").path)
             #expect(models.sorted() == [first.id, second.id].sorted(), "after \(step): \(models)")  // old kept for rollback
-            #expect(try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("partial").path).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("channels/stable/partial").path).isEmpty)
         }
         let bad = try ChildProcess.run(TestBinaries.modeldClient, fx.clientArguments(["status"]), environment: ["MODELD_CLIENT_CRASH_AT": "later"])
         #expect(bad.status == 2 && bad.stderr.contains("MODELD_CLIENT_CRASH_AT"), "\(bad.stderr)")
@@ -205,7 +205,7 @@ import Testing
     @Test func aBatchTheServerRefuses_isQuarantined_andLaterEventsStillGo_SPEC13() throws {
         _ = try fx.publish(size: 1000)
         // A batch an older client wrote, invalid for the server (empty name).
-        let events = fx.cache.appendingPathComponent("events")
+        let events = fx.cache.appendingPathComponent("channels/stable/events")
         try FileManager.default.createDirectory(at: events, withIntermediateDirectories: true)
         try Data("{\"name\":\"\",\"ts\":1}\n".utf8).write(to: events.appendingPathComponent("0000000000000001_old-bad-batch.jsonl"))
         #expect(try fx.client(["record", "--name", "good"]).status == 0)
@@ -253,7 +253,7 @@ import Testing
         #expect(fx.modelRequests(big.id).isEmpty)
         let status = try fx.json(try fx.client(["--json", "status"], cache: cache))
         #expect((status["active"] as? [String: Any])?["id"] as? String == small.id)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("models").path)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("channels/stable/models").path)
         #expect(leftovers == [small.id])
     }
 
