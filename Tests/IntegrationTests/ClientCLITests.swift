@@ -18,7 +18,7 @@ import Testing
         #expect(active["id"] as? String == published.id && active["sha256"] as? String == published.sha256)
         #expect(active["size"] as? Int == 1 << 20 + 7)
         let path = try #require(active["path"] as? String)
-        #expect(path == fx.cache.path + "/models/\(published.id)/model.mlmodel")
+        #expect(path == fx.cache.path + "/channels/stable/models/\(published.id)/model.mlmodel")
         #expect(try SHA256Sum.of(URL(fileURLWithPath: path)) == published.sha256)
         let download = try #require(fx.modelRequests(published.id).first)
         #expect(download.headers["accept-encoding"] == "identity")
@@ -61,7 +61,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let checkpoint = fx.cache.appendingPathComponent("partial/\(published.id).json")
+        let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(published.id).json")
         let sawCheckpoint = ModeldServer.eventually(within: 30) { FileManager.default.fileExists(atPath: checkpoint.path) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -155,7 +155,7 @@ import Testing
         #expect(doc["state"] as? String == "rejected")
         #expect((doc["reason"] as? String)?.contains("SHA-256") == true)
         #expect((doc["active"] as? [String: Any])?["id"] as? String == first.id)
-        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("partial/\(second.id).part").path))
+        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("channels/stable/partial/\(second.id).part").path))
 
         // Without the fault the same release installs, from byte 0 (nothing unverified was kept).
         let good = try fx.client(["--json", "update"])
@@ -172,7 +172,7 @@ import Testing
         let doc = try fx.json(result)
         #expect(doc["state"] as? String == "rejected" && doc["active"] is NSNull)
         #expect((doc["reason"] as? String)?.contains("more than the 100000 bytes") == true)
-        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("models/\(published.id)").path))
+        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("channels/stable/models/\(published.id)").path))
         #expect(try fx.json(try fx.client(["--json", "status"]))["state"] as? String == "none")
     }
 
