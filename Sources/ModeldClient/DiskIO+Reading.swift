@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,20 +11,8 @@ extension DiskIO {
     /// a directory in its place — throws: the caller must not mistake an unreadable file for a
     /// missing one and write a fresh one over it (SPEC §13.1).
     static func readIfExists(_ url: URL) throws -> Data? {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw ModeldClientError.io("cannot read \(url.path): \(errorText())")
-        }
-        defer { close(fd) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw ModeldClientError.io("cannot read \(url.path): \(errorText())") }
-            if n == 0 { return data }
-            data.append(contentsOf: buffer[..<n])
+        do { return try DurableFile.read(url.path).map { Data($0) } } catch {
+            throw ModeldClientError.io("cannot read \(url.lastPathComponent): \(error.description)")
         }
     }
 

@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 import ZipArchive
 #if canImport(Glibc)
@@ -44,8 +45,8 @@ enum ModelUnpacker {
     }
 
     private static func write(_ entry: ZipEntry, of reader: ZipReader<FileZipSource>, to url: URL) throws {
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ModeldClientError.io("cannot create \(url.path): \(DiskIO.errorText())") }
+        let fd: Int32
+        do { fd = try DurableFile.open(url.path, O_WRONLY | O_CREAT | O_EXCL) } catch { throw ModeldClientError.io(error.description) }
         defer { DiskIO.closeFile(fd) }
         do {
             try reader.extract(entry) { try DiskIO.writeAll(fd, $0, path: url.path) }
