@@ -325,7 +325,9 @@ public actor ModeldClient {
             state.launchHealth.apply(.launched)
             try store.save(state)
             let window = configuration.crashLoop.window
-            Task { [weak self] in
+            // Detached and weak: a task isolated to this actor would keep the client (and its
+            // channel lock) alive for the whole window.
+            Task.detached { [weak self] in
                 // Cancellation cannot happen (nobody holds the task); a throw would only end it early.
                 try? await Task.sleep(nanoseconds: UInt64(window * 1_000_000_000))
                 try? await self?.launchSurvived(active)  // state.json unwritable: the launch stays counted, the safe side
