@@ -6,11 +6,11 @@ import CoreML
 /// What Core ML compiles after verification (and unpacking) when the app set no
 /// ``ModelPreparer`` of its own (SPEC §13.1): a `.mlmodel` file, or an unpacked archive whose
 /// top level is one `.mlpackage`. The result is `models/<id>/model.mlmodelc`, the prepared path.
-/// Elsewhere (Linux) nothing is compiled.
+/// Elsewhere (Linux) nothing is compiled. No `#available`: the package's minimum platforms
+/// (SPEC §13.1: iOS 16, macOS 13, …) are those of `MLModel.compileModel(at:) async`.
 enum CoreMLPreparation {
     static func prepare(_ release: Release, staging: URL) async throws {
         #if canImport(CoreML)
-        guard #available(iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1, *) else { return }
         let source: URL
         if release.fileExtension == "mlmodel" {
             source = staging.appendingPathComponent("model.mlmodel")
