@@ -337,6 +337,17 @@ import Testing
 
     /// docs/client.md "Rollback rule": launches that end within the window without markGood,
     /// in a row, roll back; a model installed and never used, or launched and left alone, stays.
+    /// A new client of the channel once the dropped one has released its lock (a survival
+    /// timer that just fired may hold the old client for a moment).
+    func reopen(window: TimeInterval = 60) async throws -> ModeldClient {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            do { return try ModeldClient(configuration(window: window)) } catch ModeldClientError.cacheInUse where Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
     @Test func anUnusedModel_isNeverBlocked_andOnlyEarlyEndsInARowRollBack_SPEC13_1() async throws {
         let first = try fx.publish(size: 10_000)
         var client: ModeldClient? = try ModeldClient(configuration())
@@ -348,7 +359,7 @@ import Testing
         // Installed, never launched: any number of starts keep it.
         for _ in 0..<3 {
             client = nil
-            client = try ModeldClient(configuration())
+            client = try await reopen()
             #expect(await client!.activeModel()?.id == second.id)
         }
         // Launched and alive past the window, never marked good: kept.
@@ -358,25 +369,25 @@ import Testing
         }
         for _ in 0..<3 {
             client = nil
-            client = try ModeldClient(configuration(window: 0.2))
+            client = try await reopen(window: 0.2)
             #expect(try await client!.launchModel()?.id == second.id)
             let deadline = Date().addingTimeInterval(10)
             while unconfirmed() != 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(unconfirmed() == 0)
         }
         client = nil
-        client = try ModeldClient(configuration())
+        client = try await reopen()
         #expect(await client!.activeModel()?.id == second.id)
 
         // Two launches whose processes end at once: rolled back to the first model, blocked.
         for _ in 0..<2 {
             client = nil
-            client = try ModeldClient(configuration())
+            client = try await reopen()
             _ = try await client!.launchModel()
             #expect(unconfirmed() ?? 0 >= 1)
         }
         client = nil
-        client = try ModeldClient(configuration())
+        client = try await reopen()
         #expect(await client!.activeModel()?.id == first.id)
         #expect(try await client!.check().status == .upToDate)
         try await client!.unblock(second.id)
