@@ -14,6 +14,7 @@
 # one they are skipped with a message.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/built-binary.sh
 source scripts/lib/modeld-port.sh
 
 VALIDATOR_VERSION=1.37.0
@@ -59,11 +60,7 @@ validate_all "${manifests[@]}"
 echo "kubernetes: ${#manifests[@]} manifests valid (strict) for Kubernetes ${K8S_VERSIONS[*]}"
 
 # Steps 2 and 3: structure, read with PyYAML (a kubernetes-validate dependency).
-MODELCTL=
-for candidate in .build/debug/modelctl .build/release/modelctl; do
-  [ -x "$candidate" ] || continue
-  if [ -z "$MODELCTL" ] || [ "$candidate" -nt "$MODELCTL" ]; then MODELCTL=$candidate; fi
-done
+MODELCTL=$(newest_built modelctl)
 "$PYTHON" - "$DIR" "${MODELCTL:-}" <<'PY'
 import json, os, re, subprocess, sys, yaml
 
@@ -176,11 +173,7 @@ print(f"kubernetes: manifests agree with the Dockerfile (image {image_name}, uid
 PY
 
 # Step 4: the ConfigMap's config with the real modeld.
-MODELD=
-for candidate in .build/debug/modeld .build/release/modeld; do
-  [ -x "$candidate" ] || continue
-  if [ -z "$MODELD" ] || [ "$candidate" -nt "$MODELD" ]; then MODELD=$candidate; fi
-done
+MODELD=$(newest_built modeld)
 if [ -z "$MODELD" ]; then
   echo "kubernetes: SKIPPED the modeld start with the ConfigMap (modeld not built)"
 else
