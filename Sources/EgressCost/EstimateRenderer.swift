@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// Output formats of `modelctl cost estimate` and `cost report`.
 public enum OutputFormat: String, CaseIterable, Sendable {
     case table, json, csv, html
@@ -46,10 +48,10 @@ public enum EstimateRenderer {
             "\"downloads\":\(i.downloads)", "\"size_bytes\":\(i.sizeBytes)", "\"installs\":\(i.installs)",
             "\"polls_per_day\":\(i.pollsPerDay)", "\"poll_bytes\":\(i.pollBytes)", "\"polls\":\(i.polls)",
             "\"egress_bytes\":\(e.traffic.bytes)", "\"requests\":\(e.traffic.requests)",
-            "\"free_tier\":\(i.freeTier)", "\"gb_unit\":\(jsonString(i.gbUnit.rawValue))", "\"period\":\"month\"",
-            "\"mode\":\(jsonString(i.checkMode.rawValue))", "\"cdn_hit_ratio\":\(i.cdnHitRatio)",
+            "\"free_tier\":\(i.freeTier)", "\"gb_unit\":\(JSONString.quoted(i.gbUnit.rawValue))", "\"period\":\"month\"",
+            "\"mode\":\(JSONString.quoted(i.checkMode.rawValue))", "\"cdn_hit_ratio\":\(i.cdnHitRatio)",
             "\"cache_misses\":\(i.polls - i.cdnHitRatio.hits(of: i.polls))", "\"server_monthly_usd\":\(i.serverMonthly)",
-            "\"server_egress\":\(i.serverEgress.map { jsonString($0.id) } ?? "null")",
+            "\"server_egress\":\(i.serverEgress.map { JSONString.quoted($0.id) } ?? "null")",
         ]
         let rows = e.providers.map {
             ProviderTable.jsonObject($0, extra: ["\"checks_billed\":\($0.checksBilled)", "\"server_egress_bytes\":\($0.serverEgressBytes)"])
@@ -93,10 +95,10 @@ enum ProviderTable {
 
     static func jsonObject(_ c: ProviderCost, extra: [String] = []) -> String {
         let fields = [
-            "\"id\":\(jsonString(c.id))", "\"name\":\(jsonString(c.name))",
+            "\"id\":\(JSONString.quoted(c.id))", "\"name\":\(JSONString.quoted(c.name))",
             "\"egress_gb\":\(FixedPoint.trimmed(c.egressGB(places: 6)))", "\"gb_bytes\":\(c.bytesPerGB)",
             "\"egress_usd\":\(c.egress)", "\"requests_usd\":\(c.requests)", "\"fixed_usd\":\(c.fixed)",
-            "\"total_usd\":\(c.total)", "\"verified\":\(c.verified)", "\"as_of\":\(jsonString(c.asOf))",
+            "\"total_usd\":\(c.total)", "\"verified\":\(c.verified)", "\"as_of\":\(JSONString.quoted(c.asOf))",
             "\"server_usd\":\(c.server)",
         ] + extra
         return "{" + fields.joined(separator: ",") + "}"
