@@ -33,12 +33,17 @@ let package = Package(
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
+        // Selection (SPEC §3, §3.1, §11.2 arms) and the rules document (§9.2): the one
+        // implementation modeld's /latest and ModeldClient's local evaluation both run. Pure,
+        // no Glibc and no Synchronization: it builds for every platform the client does.
+        .target(name: "ReleaseSelection", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
-        .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ModeldSigning", dependencies: ["ReleaseSelection", .product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims", "CivilTime", "Guardrails", "ModeldSigning",
+            "CLinuxShims", "CivilTime", "Guardrails", "ModeldSigning", "ReleaseSelection",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -82,7 +87,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range.
         .target(name: "ModeldClient", dependencies: [
-            "ModeldSigning",
+            "ModeldSigning", "ReleaseSelection",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -95,13 +100,16 @@ let package = Package(
 
         // The raw-socket HTTP client every test target that talks to a server shares.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPWire"], path: "Tests/Support/HTTPTestSupport"),
+        // The shared selection vectors (Tests/Fixtures/selection-cases.json), decoded for the
+        // server's and the client's tests alike.
+        .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
@@ -113,7 +121,7 @@ let package = Package(
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "ReleaseSelection", "SelectionVectors"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
             "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails",
