@@ -9,8 +9,11 @@ public struct ModeldConfiguration: Sendable {
         case server(URL)
         /// A static host (bucket, CDN, plain file server): the URL of the directory holding
         /// `latest_model_details.sig.json`, or of that file itself (SPEC §12, §9.1).
-        /// Events cannot be sent in this mode; they stay queued.
+        /// Events go to ``ModeldConfiguration/events`` when set, else stay queued (bounded).
         case staticFile(URL)
+        /// Rules evaluated on the device (SPEC §9.2): the URL of the directory holding
+        /// `rules/` (modeld's root, or a bucket's `…/PREFIX/models/`). Events as for `staticFile`.
+        case rules(URL)
     }
 
     public var source: Source
@@ -37,6 +40,15 @@ public struct ModeldConfiguration: Sendable {
     /// Test-only: called after each install step, so a crash test can kill the process exactly
     /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
     @_spi(Testing) public var afterInstallStep: (@Sendable (InstallStep) -> Void)?
+    /// Where events go without a model server (SPEC §9.2): the base URL of any server answering
+    /// `POST /events` (a modeld replica run for ingestion). nil: a `server` source takes them.
+    public var events: URL?
+    /// The device's attributes (SPEC §3.1) for variants: sent with every server check and used
+    /// by rules evaluation.
+    public var device: DeviceAttributes = .none
+    /// The most events kept queued; beyond it the oldest whole batches are dropped and counted
+    /// (SPEC §9.2).
+    public var maxQueuedEvents = 10_000
 
     public init(source: Source, sdkVersion: String, cacheDirectory: URL, channel: String = "stable",
                 clientID: String? = nil, trustedKeys: [TrustedPublicKey] = [], keepPrevious: Int = 1,
@@ -67,6 +79,7 @@ public struct ModeldConfiguration: Sendable {
             throw ModeldClientError.invalidConfiguration("client id must be 1–128 printable ASCII characters")
         }
         guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
+        guard maxQueuedEvents >= 1 else { throw ModeldClientError.invalidConfiguration("maxQueuedEvents must be ≥ 1") }
         return version
     }
 }
@@ -102,5 +115,14 @@ public struct TrustedPublicKey: Sendable, Equatable {
         do { try self.init(publicKey: Data(KeyFileFormat.parsePublic(text).raw)) } catch let error as KeyFileError {
             throw ModeldClientError.invalidConfiguration("public key file: \(error.description)")
         }
+    }
+}
+
+extension ModeldConfiguration {
+    /// Where `POST /events` goes: the events URL, else a server source; nil = events stay queued.
+    var eventsBase: URL? {
+        if let events { return events }
+        if case .server(let base) = source { return base }
+        return nil
     }
 }

@@ -30,15 +30,18 @@ struct StateOutput {
     var reason: String?
     /// `check`'s newer release, named in the text form.
     var release: Release?
+    /// `status`: events queued and events dropped because the queue was full (SPEC §9.2).
+    var events: (pending: Int, dropped: Int)?
 
     func print(json: Bool) {
         if json {
-            let object: [String: Any] = [
+            var object: [String: Any] = [
                 "state": state.rawValue,
                 "active": active.map { ["id": $0.id, "sha256": $0.sha256, "size": $0.size, "path": $0.path.path] as [String: Any] } ?? NSNull(),
                 "catalog": catalog.map { $0 as Any } ?? NSNull(),
                 "reason": reason.map { $0 as Any } ?? NSNull(),
             ]
+            if let events { object["events"] = ["pending": events.pending, "dropped": events.dropped] }
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             Swift.print(String(decoding: data, as: UTF8.self))
             return
@@ -52,6 +55,7 @@ struct StateOutput {
         case .rejected: Swift.print("rejected: \(reason ?? "")")
         case .none: Swift.print("no model installed")
         }
+        if let events { Swift.print("events: \(events.pending) queued, \(events.dropped) dropped (queue full)") }
     }
 }
 
