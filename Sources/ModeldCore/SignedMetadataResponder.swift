@@ -1,4 +1,3 @@
-import Crypto
 import HTTPServer
 import HTTPWire
 import ModelCatalog
@@ -56,19 +55,16 @@ struct SignedMetadataResponder: Sendable {
             return Response.error(404, "not_found", missing).labelled(label)
         }
         let gzip = AcceptEncoding.allowsGzip(head.headers["Accept-Encoding"])
-        let identityETag = Self.etag(bytes)
+        let identityETag = GeneratedBodyETag.of(bytes)
         let body: (bytes: [UInt8], etag: String) = gzip ? gzipCache.compressed(bytes, etag: identityETag) : (bytes, identityETag)
         var headers: HTTPFields = ["ETag": body.etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
-        if let inm = head.headers["If-None-Match"], let list = EntityTagList.parse(inm),
-           let tag = EntityTag.parse(body.etag), list.matches(tag, weakComparison: true) {
+        if GeneratedBodyETag.isNotModified(head, etag: body.etag) {
             return Response(status: 304, headers: headers, label: label)
         }
         headers.append("Content-Type", "application/json")
         if gzip { headers.append("Content-Encoding", "gzip") }
         return Response(headers: headers, body: body.bytes, label: label)
     }
-
-    static func etag(_ bytes: [UInt8]) -> String { "\"" + Hex.encode(SHA256.hash(data: bytes).prefix(16)) + "\"" }
 
     /// `/rules/<channel>.sig.json` (the pointer) or `/rules/<channel>/<N>.json` (a snapshot),
     /// with the channel `[a-z0-9_-]{1,32}` so no path can leave `rules/`.
@@ -121,7 +117,7 @@ private final class GzipCache: Sendable {
     func compressed(_ identity: [UInt8], etag: String) -> (bytes: [UInt8], etag: String) {
         if let hit = entries.withLock({ $0[etag] }) { return hit }
         let gzip = Gzip.compress(identity)
-        let entry = (gzip, SignedMetadataResponder.etag(gzip))
+        let entry = (gzip, GeneratedBodyETag.of(gzip))
         entries.withLock {
             if $0.count >= Self.capacity { $0.removeAll() }
             $0[etag] = entry
