@@ -127,7 +127,8 @@ struct MirrorCLITests {
         chmod(path, 0o600)
         let ok = Spawn.run(Self.modelctl, arguments, timeout: 60)
         #expect(ok.status == 0, "\(ok.stderr)")
-        #expect(ok.stdout.split(separator: "\n").count == 3)
+        // Two files, stable's two rules snapshots and its pointer, latest_model_details.json.
+        #expect(ok.stdout.split(separator: "\n").count == 6)
     }
 
     /// SPEC §9.1: a mirror SIGKILLed mid-upload resumes its multipart upload (journal +
