@@ -40,12 +40,17 @@ let package = Package(
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
+        // Selection (SPEC §3, §3.1, §11.2 arms) and the rules document (§9.2): the one
+        // implementation modeld's /latest and ModeldClient's local evaluation both run. Pure,
+        // no Glibc and no Synchronization: it builds for every platform the client does.
+        .target(name: "ReleaseSelection", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
-        .target(name: "ModeldSigning", dependencies: ["BinaryText", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ModeldSigning", dependencies: ["BinaryText", "ReleaseSelection", .product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "BinaryText", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning",
+            "BinaryText", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning", "ReleaseSelection",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -102,7 +107,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range.
         .target(name: "ModeldClient", dependencies: [
-            "BinaryText", "DurableFiles", "ModeldSigning", "ZipArchive",
+            "BinaryText", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -115,6 +120,9 @@ let package = Package(
 
         // The raw-socket HTTP client every test target that talks to a server shares.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPWire"], path: "Tests/Support/HTTPTestSupport"),
+        // The shared selection vectors (Tests/Fixtures/selection-cases.json), decoded for the
+        // server's and the client's tests alike.
+        .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
@@ -123,7 +131,7 @@ let package = Package(
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
@@ -135,7 +143,7 @@ let package = Package(
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [

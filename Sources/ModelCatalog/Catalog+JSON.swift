@@ -113,7 +113,7 @@ private struct VariantDTO: Decodable {
     var file: String
     var sha256: String
     var size: Int64
-    var requires: RequirementsDTO
+    var requires: VariantRequirements
     var added_at: String
     var removed_at: String?
     var file_deleted_at: String?
@@ -122,10 +122,9 @@ private struct VariantDTO: Decodable {
         // `file` is `<uuid>.<ext>`: the UUID has no dot, so the extension is everything after the first.
         guard let dot = file.firstIndex(of: ".") else { throw .invalid("file", "\(file) is not <uuid>.<ext>") }
         guard let addedAt = try time(added_at, "added_at") else { throw .invalid("added_at", "is required") }
-        let r = requires
         return try Variant(
             name: name, fileID: String(file[..<dot]), ext: String(file[file.index(after: dot)...]), sha256: sha256, size: size,
-            requires: try VariantRequirements(platform: r.platform, minOS: r.minOS, minRAMMB: r.minRAMMB, devicePrefix: r.devicePrefix),
+            requires: requires,
             addedAt: addedAt, removedAt: try time(removed_at, "removed_at"), fileDeletedAt: try time(file_deleted_at, "file_deleted_at"))
     }
 }

@@ -103,7 +103,7 @@ public struct Catalog: Equatable, Sendable {
         return releases[i]
     }
 
-    public func select(sdk: SDKVersion, channel: String = Release.defaultChannel, clientID: String?) -> ReleaseSelector.Selection {
+    public func select(sdk: SDKVersion, channel: String = Release.defaultChannel, clientID: String?) -> ReleaseSelector.Selection<Release> {
         ReleaseSelector.select(from: releases, sdk: sdk, channel: channel, clientID: clientID)
     }
 
@@ -347,15 +347,9 @@ func decodeStrict<T: Decodable>(_ type: T.Type, from json: [UInt8], otherwise: C
         return try JSONDecoder().decode(type, from: Data(json))
     } catch let e as CatalogError {
         throw e
+    } catch let e as InvalidInput {
+        throw CatalogError(e)
     } catch {
         throw otherwise
     }
-}
-
-/// Any key: strict DTOs list the keys themselves so an unknown one can be named.
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }

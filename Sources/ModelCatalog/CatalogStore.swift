@@ -2,6 +2,7 @@
 import Glibc
 import Guardrails
 #endif
+import ModeldSigning
 
 /// The catalog on disk (SPEC §2, §9): `catalog.json`, the derived `latest_model_details.json`,
 /// model files and the publish lock in one models directory. Stateless apart from paths, so
@@ -16,16 +17,21 @@ public final class CatalogStore: Sendable {
     /// default) rather than configured: a fallback defers to the catalog's base, a configured
     /// base that differs from it refuses to write (`base_url_mismatch`).
     public let isFallbackBaseURL: Bool
+    /// The rules files every change writes (SPEC §9.2), signed with this writer's keys if any.
+    public let rules: RulesFiles
 
     public var catalogPath: String { directory + "/catalog.json" }
     public var latestDetailsPath: String { directory + "/latest_model_details.json" }
     public var lockPath: String { directory + "/.lock" }
     public var tempDirectory: String { directory + "/.tmp" }
 
-    public init(directory: String, publicBaseURL: String, isFallbackBaseURL: Bool = false) {
+    /// `signer`: this writer's keys for the rules pointers (nil: written unsigned); `graceDays`:
+    /// how long superseded rules snapshots stay (`retired_grace_days`).
+    public init(directory: String, publicBaseURL: String, isFallbackBaseURL: Bool = false, signer: Signer? = nil, graceDays: Int = 7) {
         var d = directory
         while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
         self.directory = d
+        rules = RulesFiles(modelsDirectory: d, signer: signer, graceDays: graceDays)
         var base = publicBaseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.publicBaseURL = base
@@ -118,6 +124,11 @@ public final class CatalogStore: Sendable {
             try FileIO.atomicReplace(latestDetailsPath, with: catalog.latestDetailsJSON(publicBaseURL: baseURL(of: catalog)))
         } catch {
             throw CatalogError(error.code, "the catalog was updated but latest_model_details.json was not: \(error.message)")
+        }
+        do throws(CatalogError) {
+            try rules.write(catalog, publicBaseURL: baseURL(of: catalog), now: Timestamp.now().millisecondsSinceEpoch / 1000, resign: false)
+        } catch {
+            throw CatalogError(error.code, "the catalog was updated but its rules files were not: \(error.message)")
         }
     }
 

@@ -167,14 +167,7 @@ extension Release {
     }
 
     /// `[a-z0-9_-]{1,32}`: channels, platforms and variant names.
-    static func isName(_ s: String) -> Bool {
-        s.withUTF8Bytes { b in
-            (1...32).contains(b.count) && b.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                    || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-            }
-        }
-    }
+    static func isName(_ s: String) -> Bool { NameRule.matches(s) }
 
     public static func validateRollout(_ percent: Int) throws(CatalogError) {
         guard (0...100).contains(percent) else { throw .invalid("rollout_percent", "must be an integer 0–100") }

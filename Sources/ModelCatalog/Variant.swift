@@ -61,14 +61,10 @@ public struct Variant: Hashable, Sendable {
     }
 }
 
-extension Release {
-    /// The first live variant whose every condition holds for `device` (SPEC §3.1), nil = the
-    /// release's own file.
-    public func variantIndex(for device: DeviceAttributes) -> Int? {
-        // By index, reading fields in place: a closure over elements copies each variant
-        // (a dozen retained fields) on every update check that names its device.
-        variants.indices.first { variants[$0].isLive && variants[$0].requires.matches(device) }
-    }
+extension Variant: SelectableVariant {}
+
+extension Release: SelectableRelease {
+    public var isSelectable: Bool { state == .active }
 
     public func liveVariant(named name: String) -> Variant? {
         variants.first { $0.isLive && $0.name == name }

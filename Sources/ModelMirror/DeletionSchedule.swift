@@ -9,8 +9,31 @@ public struct DeletionSchedule: Sendable, Equatable, Codable {
     public var pending: [String: Int64] = [:]
     /// Keys already deleted (or found absent): never looked at again.
     public var done: Set<String> = []
+    /// Snapshot keys (details and rules) a pass put or found in the bucket: once one is no longer
+    /// local (pruned `retired_grace_days` after it stopped being current) it is collected like a
+    /// garbage-collected file (SPEC §9.2).
+    public var snapshots: Set<String> = []
 
     public init() {}
+
+    enum CodingKeys: String, CodingKey { case pending, done, snapshots }
+
+    /// Journals written before rules snapshots existed have no `snapshots`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pending = try c.decode([String: Int64].self, forKey: .pending)
+        done = try c.decode(Set<String>.self, forKey: .done)
+        snapshots = try c.decodeIfPresent(Set<String>.self, forKey: .snapshots) ?? []
+    }
+
+    /// Records the snapshots `desired` holds and answers the recorded ones it no longer holds
+    /// (pruned locally): they leave the bucket through the same wait as collected files.
+    public mutating func supersededSnapshots(desired: [MirrorObject]) -> [String] {
+        let current = Set(desired.filter { $0.kind == .snapshot }.map(\.key))
+        let gone = snapshots.subtracting(current)
+        snapshots = current
+        return gone.sorted()
+    }
 
     /// The bucket keys of every garbage-collected file: releases' own and variants'.
     public static func collectedKeys(catalog: Catalog, prefix: String) -> [String] {

@@ -5,39 +5,16 @@ import Glibc
 import Darwin
 #endif
 
-/// What an update check says about its device, so the server can answer a variant (SPEC §3.1):
-/// read from the OS by default (``current``), each overridable.
-public struct DeviceAttributes: Sendable, Equatable {
-    /// `ios`, `ipados`, `macos`, `tvos`, `watchos`, `visionos` or `linux` (any `[a-z0-9_-]{1,32}`).
-    public var platform: String?
-    /// The OS version, `MAJOR[.MINOR[.PATCH]]` (on Linux the kernel release's leading numbers).
-    public var os: String?
-    public var ramMB: Int?
-    /// The model identifier (`iPhone16,2`, `Mac14,2`; on Linux the DMI product name or the
-    /// architecture), 1–64 printable ASCII characters.
-    public var device: String?
-
-    public init(platform: String? = nil, os: String? = nil, ramMB: Int? = nil, device: String? = nil) {
-        self.platform = platform
-        self.os = os
-        self.ramMB = ramMB
-        self.device = device
-    }
-
-    /// The query items of an update check (only the attributes that are set).
-    var queryItems: [URLQueryItem] {
-        [("platform", platform), ("os", os), ("ram_mb", ramMB.map(String.init)), ("device", device)]
-            .compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
-    }
-
+/// The device as the OS reports it (SPEC §13.1), in selection's shared vocabulary, and the
+/// check that an app's override follows §3.1's syntax.
+extension DeviceAttributes {
     /// SPEC §3.1's syntax, so a bad override fails at start instead of at every check (400).
     func validate() throws {
-        if let platform, !ModeldConfiguration.isChannelName(platform) {
+        if let platform, !Self.isPlatform(platform) {
             throw ModeldClientError.invalidConfiguration("platform '\(platform)' is not [a-z0-9_-]{1,32}")
         }
-        if let os, SDKVersion(os) == nil { throw ModeldClientError.invalidConfiguration("os '\(os)' is not MAJOR[.MINOR[.PATCH]]") }
-        if let ramMB, !(0...10_000_000).contains(ramMB) { throw ModeldClientError.invalidConfiguration("ram_mb \(ramMB) is not 0–10000000") }
-        if let device, Self.printable(device, limit: 64) != device || device.isEmpty {
+        if let ramMB, !Self.ramRange.contains(ramMB) { throw ModeldClientError.invalidConfiguration("ram_mb \(ramMB) is not 0–10000000") }
+        if let device, !Self.isDevice(device) {
             throw ModeldClientError.invalidConfiguration("device '\(device)' is not 1–64 printable ASCII characters")
         }
     }
@@ -69,10 +46,11 @@ public struct DeviceAttributes: Sendable, Equatable {
         let product = (try? String(contentsOfFile: "/sys/class/dmi/id/product_name", encoding: .utf8))  // absent on many ARM boards and in containers: the architecture names the device then
             .map { printable($0, limit: 64) }
         let device = product.flatMap { $0.isEmpty ? nil : $0 } ?? printable(machine, limit: 64)
-        return DeviceAttributes(platform: "linux", os: leadingVersion(release), ramMB: ram, device: device.isEmpty ? nil : device)
+        return DeviceAttributes(platform: "linux", os: leadingVersion(release).flatMap { SDKVersion($0) }, ramMB: ram,
+                                device: device.isEmpty ? nil : device)
         #elseif canImport(Darwin)
         let v = ProcessInfo.processInfo.operatingSystemVersion
-        let os = "\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)"
+        let os = SDKVersion("\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)")
         // On a Mac hw.machine is the CPU (arm64); hw.model is the model (Mac14,2). The simulator
         // names the device it simulates in its environment.
         #if os(macOS)

@@ -41,7 +41,7 @@ public actor ModeldClient {
         let opened = try cache.open(channel: configuration.channel)
         store = opened.store
         self.lock = opened.lock
-        events = EventQueue(directory: store.events)
+        events = EventQueue(directory: store.events, limit: configuration.maxQueuedEvents)
         do {
             state = try store.loadState(clientID: configuration.clientID ?? opened.identity, configured: configuration.clientID != nil)
             if let active = state.active, state.launchHealth.shouldRollBack(configuration.crashLoop) {
@@ -177,6 +177,7 @@ public actor ModeldClient {
             switch configuration.source {
             case .server(let base): result = try await checkServer(base, now: now, sendEvents: true)
             case .staticFile(let url): result = try await checkStatic(url, now: now)
+            case .rules(let url): result = try await checkRules(url, now: now)
             }
             state.failures = 0
             state.notBefore = nil
@@ -200,7 +201,7 @@ public actor ModeldClient {
         var query = [URLQueryItem(name: "sdk", value: configuration.sdkVersion),
                      URLQueryItem(name: "channel", value: configuration.channel)]
         query.append(URLQueryItem(name: "client_id", value: state.clientID))
-        query += configuration.deviceAttributes?.queryItems ?? []
+        query += configuration.deviceAttributes.queryItems
         var request = HTTPRequest(url: Self.url(base, path: "latest", query: query))
         let batch = sendEvents ? try events.pending().first : nil
         if let batch {
@@ -246,6 +247,7 @@ public actor ModeldClient {
             throw pointerAnswer.asError()
         }
         let pointer = try verifier.verifyPointer(pointerAnswer.body, now: now)
+        guard pointer.kind == .details else { throw ModeldClientError.verification("\(pointerURL.lastPathComponent) is not a details pointer") }
         let catalog = verifier.acceptsUnsigned ? nil : pointer.catalog
         try ratchet(catalog)
         guard let snapshotURL = URL(string: pointer.file, relativeTo: pointerURL) else {
@@ -269,6 +271,25 @@ public actor ModeldClient {
         let release = try decodeRelease(try JSONSerialization.data(withJSONObject: entry))
         try commit(catalog)
         return decide(release, catalog: catalog)
+    }
+
+    /// Rules mode (SPEC §9.2): the channel's verified rules, evaluated here with the server's
+    /// selection for this install; queued events go to the events URL when one is configured.
+    private func checkRules(_ base: URL, now: Date) async throws -> CheckResult {
+        let source = RulesSource(base: base, rules: RulesVerifier(channel: configuration.channel, verifier: verifier), transport: transport,
+                                 cacheFile: store.root.appendingPathComponent("rules").appendingPathComponent("\(configuration.channel).json"))
+        let outcome: RulesVerifier.Outcome
+        do { outcome = try await source.fetch(now: now) } catch let failure as RulesSource.Failure {
+            retryAfter = failure.retryAfter
+            throw failure.error
+        }
+        if configuration.events != nil { _ = try? await flushEvents() }   // best effort: they stay queued
+        guard let answer = outcome.snapshot.answer(sdk: sdk, clientID: state.clientID, device: configuration.deviceAttributes) else {
+            return CheckResult(status: .noModel, release: nil, catalog: outcome.catalog)
+        }
+        let release = Release(answer)
+        try release.validate()
+        return decide(release, catalog: outcome.catalog)
     }
 
     private func verify(_ answer: HTTPAnswer, body: [UInt8], now: Date) throws -> CheckResult {
@@ -382,13 +403,16 @@ public actor ModeldClient {
     /// Appends `event` durably to the local queue; it goes out with the next check or flush.
     public func record(_ event: OutcomeEvent) throws { try events.record(event) }
 
+    /// Events dropped because the queue was full (oldest whole batches first, SPEC §9.2).
+    public func droppedEventCount() -> Int { events.droppedEventCount() }
+
     /// Events recorded and not yet acknowledged by the server.
     public func pendingEventCount() -> Int { events.pendingEventCount() }
 
     /// Sends every queued batch now (`POST /events`), oldest first; stops at the first failure.
     public func flushEvents() async throws -> FlushResult {
-        guard case .server(let base) = configuration.source else {
-            throw ModeldClientError.invalidConfiguration("static mode has no event endpoint; events stay queued")
+        guard let base = configuration.eventsBase else {
+            throw ModeldClientError.invalidConfiguration("no events URL configured; events stay queued")
         }
         var result = FlushResult()
         let url = Self.url(base, path: "events", query: [URLQueryItem(name: "sdk", value: configuration.sdkVersion)])

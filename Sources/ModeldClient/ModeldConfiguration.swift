@@ -9,8 +9,11 @@ public struct ModeldConfiguration: Sendable {
         case server(URL)
         /// A static host (bucket, CDN, plain file server): the URL of the directory holding
         /// `latest_model_details.sig.json`, or of that file itself (SPEC §12, §9.1).
-        /// Events cannot be sent in this mode; they stay queued.
+        /// Events go to ``ModeldConfiguration/events`` when set, else stay queued (bounded).
         case staticFile(URL)
+        /// Rules evaluated on the device (SPEC §9.2): the URL of the directory holding
+        /// `rules/` (modeld's root, or a bucket's `…/PREFIX/models/`). Events as for `staticFile`.
+        case rules(URL)
     }
 
     public var source: Source
@@ -37,13 +40,19 @@ public struct ModeldConfiguration: Sendable {
     /// The model the app ships, if any: active until a newer one is installed (SPEC §13.1).
     public var bundledModel: BundledModel?
     /// Sent with every update check so the server can answer a device-class variant (SPEC
-    /// §3.1); read from the OS by default, nil to send none.
-    public var deviceAttributes: DeviceAttributes? = .current
+    /// §3.1) and used by rules evaluation (§9.2); read from the OS by default, `.none` to send none.
+    public var deviceAttributes: DeviceAttributes = .current
     /// When a new model counts as crash-looping and is rolled back (docs/client.md).
     public var crashLoop = CrashLoopRule()
     /// Test-only: called after each install step, so a crash test can kill the process exactly
     /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
     @_spi(Testing) public var afterInstallStep: (@Sendable (InstallStep) -> Void)?
+    /// Where events go without a model server (SPEC §9.2): the base URL of any server answering
+    /// `POST /events` (a modeld replica run for ingestion). nil: a `server` source takes them.
+    public var events: URL?
+    /// The most events kept queued; beyond it the oldest whole batches are dropped and counted
+    /// (SPEC §9.2).
+    public var maxQueuedEvents = 10_000
 
     public init(source: Source, sdkVersion: String, cacheDirectory: URL, channel: String = "stable",
                 clientID: String? = nil, trustedKeys: [TrustedPublicKey] = [], keepPrevious: Int = 1,
@@ -73,11 +82,12 @@ public struct ModeldConfiguration: Sendable {
             throw ModeldClientError.invalidConfiguration("client id must be 1–128 printable ASCII characters")
         }
         try bundledModel?.validate()
-        try deviceAttributes?.validate()
+        try deviceAttributes.validate()
         guard crashLoop.launches >= 1, crashLoop.window >= 0 else {
             throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 and a window ≥ 0")
         }
         guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
+        guard maxQueuedEvents >= 1 else { throw ModeldClientError.invalidConfiguration("maxQueuedEvents must be ≥ 1") }
         return version
     }
 
@@ -120,5 +130,14 @@ public struct TrustedPublicKey: Sendable, Equatable {
         do { try self.init(publicKey: Data(KeyFileFormat.parsePublic(text).raw)) } catch let error as KeyFileError {
             throw ModeldClientError.invalidConfiguration("public key file: \(error.description)")
         }
+    }
+}
+
+extension ModeldConfiguration {
+    /// Where `POST /events` goes: the events URL, else a server source; nil = events stay queued.
+    var eventsBase: URL? {
+        if let events { return events }
+        if case .server(let base) = source { return base }
+        return nil
     }
 }

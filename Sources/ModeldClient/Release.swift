@@ -41,31 +41,3 @@ public struct Release: Codable, Sendable, Equatable {
         }
     }
 }
-
-/// `MAJOR[.MINOR[.PATCH]]` with missing components 0 (SPEC §3).
-public struct SDKVersion: Comparable, Sendable, CustomStringConvertible {
-    let parts: [Int]
-
-    public init?(_ text: String) {
-        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...3).contains(pieces.count) else { return nil }
-        var parts: [Int] = []
-        for piece in pieces {
-            guard (1...6).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(piece) else { return nil }
-            parts.append(n)
-        }
-        while parts.count < 3 { parts.append(0) }
-        self.parts = parts
-    }
-
-    public static func < (a: SDKVersion, b: SDKVersion) -> Bool { a.parts.lexicographicallyPrecedes(b.parts) }
-    public var description: String { parts.map(String.init).joined(separator: ".") }
-
-    /// Whether `sdk_min <= self < sdk_max` for `release`.
-    func admits(_ release: Release) -> Bool {
-        guard let min = SDKVersion(release.sdkMin), min <= self else { return false }
-        guard let maxText = release.sdkMax else { return true }
-        guard let max = SDKVersion(maxText) else { return false }
-        return self < max
-    }
-}

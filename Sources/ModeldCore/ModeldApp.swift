@@ -103,10 +103,11 @@ public enum ModeldApp {
         }
         metrics.setOpenConnectionsSource { server.openConnections }
         let store = CatalogStore(directory: config.modelsDir, publicBaseURL: config.resolvedPublicBaseURL(boundPort: port),
-                                 isFallbackBaseURL: config.publicBaseURL == nil)
+                                 isFallbackBaseURL: config.publicBaseURL == nil, signer: signing?.signer, graceDays: config.retiredGraceDays)
         let signingService = signing.map {
             SigningService(signing: $0, holder: holder, store: store, graceDays: config.retiredGraceDays)
         }
+        let rulesService = RulesService(store: store, resignSeconds: signing?.resignSeconds)
         let removed = store.cleanTemp(instance: config.instanceID)
         if removed > 0 { log.info("removed \(removed) unfinished upload(s) of this instance from \(store.tempDirectory)") }
         let watcher = CatalogWatcher(
@@ -115,6 +116,7 @@ public enum ModeldApp {
                 let before = holder.served.snapshot.publicBaseURL
                 holder.install(ServedCatalog(catalog: catalog, store: store, signing: signing))
                 signingService?.catalogChanged()
+                rulesService.catalogChanged()
                 if store.baseURL(of: catalog) != before {
                     let log = Logger(label: "modeld.catalog")
                     log.notice("the catalog's base URL is now \(store.baseURL(of: catalog))")
@@ -136,6 +138,7 @@ public enum ModeldApp {
         if let warning = BaseURLNotice.warning(store: store, catalog: catalog) { log.warning("\(warning)") }
         watcher.start()
         signingService?.start()
+        rulesService.start()
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
         let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher, metrics: metrics)
@@ -168,6 +171,7 @@ public enum ModeldApp {
                 collector.stop()
                 guardEvaluator.stop()
                 signingService?.stop()
+                rulesService.stop()
                 watcher.stop()
                 events.close()
                 accessLog?.close()

@@ -34,8 +34,9 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await root.withClient { client in
             let active = await client.activeModel()
-            StateOutput(state: active == nil ? .none : .installed, active: active, catalog: await client.highestCatalog)
-                .print(json: root.json)
+            var output = StateOutput(state: active == nil ? .none : .installed, active: active, catalog: await client.highestCatalog)
+            output.events = (await client.pendingEventCount(), await client.droppedEventCount())
+            output.print(json: root.json)
         }
     }
 }

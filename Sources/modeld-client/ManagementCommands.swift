@@ -2,20 +2,12 @@ import ArgumentParser
 import Foundation
 import ModeldClient
 
-/// The app's identity flags (SPEC §13.1): the bundled model and the device attributes.
+/// The app's bundled model (SPEC §13.1); the device attributes are ``DeviceOptions``.
 struct AppOptions: ParsableArguments {
     @Option(help: "Id of the model the app bundles (a release UUID): active until a newer one installs.")
     var bundledId: String?
     @Option(help: "SHA-256 of the bundled model.")
     var bundledSha256: String?
-    @Option(help: "Device platform sent with checks (default: read from the OS).")
-    var platform: String?
-    @Option(help: "OS version sent with checks, MAJOR[.MINOR[.PATCH]] (default: read from the OS).")
-    var os: String?
-    @Option(help: "RAM in MiB sent with checks (default: read from the OS).")
-    var ramMb: Int?
-    @Option(help: "Device model identifier sent with checks (default: read from the OS).")
-    var device: String?
 
     func validate() throws {
         guard (bundledId == nil) == (bundledSha256 == nil) else { throw ValidationError("--bundled-id and --bundled-sha256 go together") }
@@ -23,12 +15,6 @@ struct AppOptions: ParsableArguments {
 
     func apply(to configuration: inout ModeldConfiguration) {
         if let bundledId, let bundledSha256 { configuration.bundledModel = BundledModel(id: bundledId, sha256: bundledSha256, url: nil) }
-        var attributes = configuration.deviceAttributes ?? DeviceAttributes()
-        if let platform { attributes.platform = platform }
-        if let os { attributes.os = os }
-        if let ramMb { attributes.ramMB = ramMb }
-        if let device { attributes.device = device }
-        configuration.deviceAttributes = attributes
     }
 }
 

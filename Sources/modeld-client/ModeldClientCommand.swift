@@ -9,12 +9,20 @@ struct ModeldClientCommand: AsyncParsableCommand {
         commandName: "modeld-client",
         abstract: "Check for, download, verify and install models from modeld; queue and send outcome events.",
         subcommands: [CheckCommand.self, UpdateCommand.self, StatusCommand.self, RecordCommand.self,
-                      FlushCommand.self, SimulateCommand.self, ModelsCommand.self, DeleteCommand.self, UnblockCommand.self])
+                      FlushCommand.self, SimulateCommand.self, EvaluateCommand.self, ModelsCommand.self, DeleteCommand.self,
+                      UnblockCommand.self])
 
     @Option(help: "modeld base URL (dynamic mode: /latest, events).")
     var server: String?
     @Option(name: .customLong("static"), help: "URL of the directory holding latest_model_details.sig.json, or of that file.")
     var staticURL: String?
+    @Option(help: "URL of the directory holding rules/ (modeld's root or a bucket's …/PREFIX/models/): evaluate the channel's rules here.")
+    var rules: String?
+    @Option(help: "Base URL of a server answering POST /events (an ingest-only modeld), for --static and --rules.")
+    var events: String?
+    @Option(help: "Most events kept queued; beyond it the oldest whole batches are dropped and counted.")
+    var maxQueuedEvents = 10_000
+    @OptionGroup var device: DeviceOptions
     @Option(help: "The app's SDK version, MAJOR[.MINOR[.PATCH]].")
     var sdk: String
     @Option(help: "Cache directory (installed models, partial downloads, state, events).")
@@ -30,8 +38,10 @@ struct ModeldClientCommand: AsyncParsableCommand {
     @OptionGroup var app: AppOptions
 
     func validate() throws {
-        guard (server == nil) != (staticURL == nil) else { throw ValidationError("give exactly one of --server URL and --static URL") }
-        for url in [server, staticURL].compactMap({ $0 }) where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+        guard [server, staticURL, rules].compactMap({ $0 }).count == 1 else {
+            throw ValidationError("give exactly one of --server URL, --static URL and --rules URL")
+        }
+        for url in [server, staticURL, rules, events].compactMap({ $0 }) where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw ValidationError("URL must start with http:// or https://, got '\(url)'")
         }
     }
@@ -59,19 +69,30 @@ struct ModeldClientCommand: AsyncParsableCommand {
         let source: ModeldConfiguration.Source
         if let server, let url = URL(string: server) { source = .server(url) }
         else if let staticURL, let url = URL(string: staticURL) { source = .staticFile(url) }
+        else if let rules, let url = URL(string: rules) { source = .rules(url) }
         else { throw CLIFailure("bad URL", exitCode: 2) }
-        let keys = try trustKey.map { path in
+        var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
+                                                channel: channel, clientID: clientId, trustedKeys: try trustedKeys())
+        app.apply(to: &configuration)
+        configuration.afterInstallStep = try Self.crashHook()
+        configuration.events = try events.map { text in
+            guard let url = URL(string: text) else { throw CLIFailure("bad --events URL '\(text)'", exitCode: 2) }
+            return url
+        }
+        configuration.deviceAttributes = try device.attributes(over: .current)
+        configuration.maxQueuedEvents = maxQueuedEvents
+        return configuration
+    }
+
+    /// The `--trust-key` files, parsed (an unreadable or bad one is a usage error).
+    func trustedKeys() throws -> [TrustedPublicKey] {
+        try trustKey.map { path in
             let text: String
             do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
                 throw CLIFailure("cannot read --trust-key \(path): \(error.localizedDescription)", exitCode: 2)
             }
             do { return try TrustedPublicKey(pubFileContents: text) } catch { throw CLIFailure("--trust-key \(path): \(error)", exitCode: 2) }
         }
-        var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
-                                                channel: channel, clientID: clientId, trustedKeys: keys)
-        app.apply(to: &configuration)
-        configuration.afterInstallStep = try Self.crashHook()
-        return configuration
     }
 
     /// Test-only hook: `MODELD_CLIENT_CRASH_AT=<step>` (an ``InstallStep`` name) SIGKILLs this

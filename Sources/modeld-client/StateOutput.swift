@@ -30,6 +30,8 @@ struct StateOutput {
     var reason: String?
     /// `check`'s newer release, named in the text form.
     var release: Release?
+    /// `status`: events queued and events dropped because the queue was full (SPEC §9.2).
+    var events: (pending: Int, dropped: Int)?
 
     /// `path`: the model file (null for a bundled model without a URL); `prepared`: what the app
     /// loads when it is not the file (an unpacked archive, a compiled Core ML model) or null.
@@ -42,12 +44,13 @@ struct StateOutput {
 
     func print(json: Bool) {
         if json {
-            let object: [String: Any] = [
+            var object: [String: Any] = [
                 "state": state.rawValue,
                 "active": active.map(Self.json) ?? NSNull(),
                 "catalog": catalog.map { $0 as Any } ?? NSNull(),
                 "reason": reason.map { $0 as Any } ?? NSNull(),
             ]
+            if let events { object["events"] = ["pending": events.pending, "dropped": events.dropped] }
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             Swift.print(String(decoding: data, as: UTF8.self))
             return
@@ -61,6 +64,7 @@ struct StateOutput {
         case .rejected: Swift.print("rejected: \(reason ?? "")")
         case .none: Swift.print("no model installed")
         }
+        if let events { Swift.print("events: \(events.pending) queued, \(events.dropped) dropped (queue full)") }
     }
 }
 

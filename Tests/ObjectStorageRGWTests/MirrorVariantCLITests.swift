@@ -36,9 +36,11 @@ extension MirrorCLITests {
         let plan = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) ?? "" }
-                == [releaseKey, bigKey, oldKey, "\(prefix)/models/latest_model_details.json"], "files first, the release's before its variants")
+                == [releaseKey, bigKey, oldKey] + (1...4).map { "\(prefix)/models/rules/stable/\($0).json" }
+                + ["\(prefix)/models/rules/stable.sig.json", "\(prefix)/models/latest_model_details.json"],
+                "files first, the release's before its variants; each change's rules snapshot, then the pointers")
         let first = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-        #expect(first.stdout.hasPrefix(#"{"uploaded":4,"skipped":0,"deleted":0,"#), "\(first.stderr)")
+        #expect(first.stdout.hasPrefix(#"{"uploaded":9,"skipped":0,"deleted":0,"#), "\(first.stderr)")
         for (key, file) in [(bigKey, big), (oldKey, old)] {
             let head = try #require(try client.head(key))
             #expect(head.size == Int64(file.bytes.count) && head.sha256 == file.sha256)
