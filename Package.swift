@@ -50,7 +50,7 @@ let package = Package(
         // the sequential bound, SRM and decisions. No I/O; time is passed in.
         // The frame (CSS, escaping, cards) shared by the HTML reports of EgressCost and Guardrails.
         .target(name: "HTMLPage"),
-        .target(name: "Guardrails", dependencies: ["HTMLPage"]),
+        .target(name: "Guardrails", dependencies: ["HTMLPage", "JSONSupport", "CivilTime"]),
 
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
@@ -63,9 +63,17 @@ let package = Package(
         // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
         .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
 
+        // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
+        // the server-rendered views and the embedded script and stylesheet. No sockets.
+        .target(name: "Console", dependencies: [
+            "HTMLPage", "Guardrails", "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
             "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
+            "Console", "EgressCost",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -112,6 +120,7 @@ let package = Package(
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.

@@ -101,7 +101,8 @@ public enum FileIO {
         return names
     }
 
-    static func randomHex(bytes: Int) -> String {
+    /// `bytes` random bytes from the system's CSPRNG (getrandom), as lowercase hex.
+    public static func randomHex(bytes: Int) -> String {
         var g = SystemRandomNumberGenerator()
         let hex = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -111,6 +112,15 @@ public enum FileIO {
             out.append(hex[Int(b & 0xF)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends one JSON line and fsyncs it before returning (decision and audit logs): a line the
+    /// caller was told is written survives a crash.
+    public static func appendLine(_ line: [UInt8], to path: String) throws(CatalogError) {
+        let fd = try open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
+        defer { close(fd) }
+        try writeAll(fd, line + [UInt8(ascii: "\n")], path: path)
+        try fsync(fd, path: path)
     }
 
     /// SPEC §2: temp in the same directory, fsync, rename over the target, fsync the directory.

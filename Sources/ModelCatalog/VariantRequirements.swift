@@ -86,7 +86,7 @@ public struct VariantRequirements: Hashable, Sendable {
         return true
     }
 
-    func write(to w: inout JSONWriter) {
+    public func write(to w: inout JSONWriter) {
         w.beginObject()
         if let platform { w.key("platform"); w.stringArray(platform) }
         if let minOS { w.field("min_os", minOS) }
