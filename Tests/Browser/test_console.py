@@ -394,6 +394,48 @@ def publish_and_pause_by_keyboard_alone(server, browser):
 
 
 @test
+def variants_resume_and_retire_in_the_browser(server, browser):
+    rid = server.publish(b"variants", extra="&channel=variants")["id"]
+    server.admin("PATCH", "/admin/models/" + rid, json.dumps({"state": "paused"}))
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    page.goto(server.base + "/console/releases/" + rid)
+    page.get_by_text("Add a variant").click()
+    page.get_by_label("Variant file").set_input_files(model_file(os.urandom(20_000)))
+    page.get_by_label("Name", exact=True).fill("8gb")
+    page.get_by_label("Requires").fill("min_ram_mb=7000,platform=ios")
+    page.get_by_role("button", name="Add variant").click()
+    expect(page.get_by_role("button", name="Remove variant 8gb")).to_be_visible(timeout=30_000)
+    [variant] = server.release(rid)["variants"]
+    assert variant["name"] == "8gb" and variant["size"] == 20_000 and variant["requires"]["min_ram_mb"] == 7000
+    # a name in use: the server's 409 is shown
+    page.get_by_text("Add a variant").click()
+    page.get_by_label("Variant file").set_input_files(model_file(b"again"))
+    page.get_by_label("Name", exact=True).fill("8gb")
+    page.get_by_label("Requires").fill("platform=ios")
+    page.get_by_role("button", name="Add variant").click()
+    expect(page.get_by_role("status")).to_contain_text("409 id_in_use")
+    page.get_by_role("button", name="Remove variant 8gb").click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    expect(page.get_by_text("No variants")).to_be_visible()
+    assert server.release(rid).get("variants", []) == [] or all(v.get("removed_at") for v in server.release(rid)["variants"])
+    page.get_by_role("button", name="Resume").click()
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    assert server.release(rid)["state"] == "active"
+    page.get_by_role("button", name="Retire").click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    expect(page.locator("#state")).to_have_text("retired")
+    assert server.release(rid)["state"] == "retired"
+    expect(page.get_by_role("button", name="Retire")).to_have_count(0)
+    actions = [(l["action"], l["release"]) for l in map(json.loads, open(os.path.join(server.data, "audit.jsonl")))]
+    for action in ("add_variant", "remove_variant", "resume", "retire"):
+        assert (action, rid) in actions, (action, actions)
+    context.close()
+
+
+@test
 def no_token_cookie_or_csrf_value_in_any_log_or_the_audit_log(server):
     server.stop()
     texts = [server.log_text()]
