@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 // modeld: over-the-air model distribution. One target per job; dependencies point one way:
-// shims → HTTPWire (pure) → HTTPServer (sockets) → ModeldCore (routes) → executables.
-// Domain modules (ModelCatalog, EventStore, EgressCost) never import the socket engine.
+// shims → shared pure rules (BinaryText, JSONSupport, CivilTime) and DurableFiles → HTTPWire
+// (pure) → HTTPServer (sockets) → ModeldCore (routes) → modeld. Domain modules (ModelCatalog,
+// EventStore, EgressCost, Guardrails, GuardRuntime) and ModeldConfig never import the socket
+// engine; modelctl links neither HTTPServer nor ModeldCore (docs/decisions/shared-modules.md).
 import PackageDescription
 
 let package = Package(
@@ -24,25 +26,30 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Pure shared vocabulary: calendar arithmetic and RFC 3339 instants; the strict JSON reader.
+        // Pure shared vocabulary: hex and base64 of bytes; calendar arithmetic and RFC 3339
+        // instants; the strict JSON reader and the one JSON string writer.
+        .target(name: "BinaryText"),
         .target(name: "CivilTime"),
-        .target(name: "JSONSupport"),
+        .target(name: "JSONSupport", dependencies: ["BinaryText"]),
+        // SPEC §2's durable writes (atomic replace, fsync of the directory, mkdir -p) for every
+        // writer of state, the client library included (Glibc or Darwin, nothing Linux-only).
+        .target(name: "DurableFiles", dependencies: ["BinaryText"]),
 
         // Pure HTTP/1.1 vocabulary: parser, serialiser, dates, ETags, ranges, preconditions, gzip.
-        .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime"]),
+        .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime", "JSONSupport"]),
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
         // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
-        .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ModeldSigning", dependencies: ["BinaryText", .product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims", "CivilTime", "Guardrails", "ModeldSigning",
+            "BinaryText", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
-            "CLinuxShims", "CivilTime", "JSONSupport",
+            "CLinuxShims", "CivilTime", "DurableFiles", "JSONSupport",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport", "HTMLPage"]),
@@ -55,33 +62,42 @@ let package = Package(
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
         // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
-        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ObjectStorage", dependencies: ["BinaryText", .product(name: "Crypto", package: "swift-crypto")]),
         // The S3 client: sends ObjectStorage requests through libcurl's SigV4 signer.
         .target(name: "ObjectStorageCurl", dependencies: [
-            "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
+            "BinaryText", "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
         .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
 
+        // modeld's configuration (SPEC §8: defaults < config/modeld.json < MODELD_* env < flags)
+        // and the admin token file: read by modeld and, for its defaults, by modelctl.
+        .target(name: "ModeldConfig", dependencies: ["BinaryText", "DurableFiles"]),
+        // Guarded rollouts, the files: experiments from the catalog, the event tail, the decision
+        // log and state files, the §11.5 status document. Shared by modeld's evaluator and
+        // modelctl (offline status, manual overrides); no sockets, no scheduling.
+        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog"]),
+
         // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
         // the server-rendered views and the embedded script and stylesheet. No sockets.
         .target(name: "Console", dependencies: [
-            "HTMLPage", "Guardrails", "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost",
+            "BinaryText", "HTMLPage", "Guardrails", "ModelCatalog", "EventStore", "EgressCost",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
-        // Composition root: configuration, routes, metrics, access log, lifecycle.
+        // Composition root: routes, metrics, access log, the guard evaluator's loop, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
+            "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
             "Console", "EgressCost",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
-        // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
+        .executableTarget(name: "modeld", dependencies: ["ModeldCore", "ModeldConfig", "CLinuxShims"]),
+        // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
+        // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CivilTime", "CCurl", "CurlTransport",
-            "CLinuxShims", "CZlib", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
+            "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -90,7 +106,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range.
         .target(name: "ModeldClient", dependencies: [
-            "ModeldSigning",
+            "BinaryText", "DurableFiles", "ModeldSigning",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -106,12 +122,14 @@ let package = Package(
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
+        .testTarget(name: "BinaryTextTests", dependencies: ["BinaryText"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
+        .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "JSONSupport"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
@@ -119,10 +137,10 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
-        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
+        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
             "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails",

@@ -1,6 +1,5 @@
+import BinaryText
 import Crypto
-import ModelCatalog
-import ModeldSigning
 import Synchronization
 
 /// One signed-in browser (SPEC §15): its CSRF token, when it ends, and a short handle that names
@@ -25,9 +24,9 @@ public final class ConsoleSessions: Sendable {
 
     /// A new session and the cookie value that names it.
     public func create(now: Int64) -> (cookie: String, session: ConsoleSession) {
-        let cookie = FileIO.randomHex(bytes: 32)
+        let cookie = Hex.random(bytes: 32)
         let key = Self.key(cookie)
-        let session = ConsoleSession(csrfToken: FileIO.randomHex(bytes: 32), expiresAtMillis: now + lifetimeMillis,
+        let session = ConsoleSession(csrfToken: Hex.random(bytes: 32), expiresAtMillis: now + lifetimeMillis,
                                      handle: String(key.prefix(12)))
         table.withLock { sessions in
             if sessions.count >= Self.maxSessions {

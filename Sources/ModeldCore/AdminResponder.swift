@@ -1,8 +1,11 @@
+import BinaryText
 import Console
+import GuardRuntime
 import Guardrails
 import HTTPServer
 import HTTPWire
 import ModelCatalog
+import ModeldConfig
 
 /// The admin API (SPEC §7.1): bearer-token protected publishing and release management.
 /// Without a configured token every admin path is 404 (secure by default). With the console on,
@@ -66,7 +69,9 @@ struct AdminResponder: Sendable {
         case "GET", "HEAD": return .respond(show(id))
         case "PATCH": return patch(id, exchange, actor)
         case "DELETE":
-            mutateLater(exchange, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.retire(id: id) }(id)
+            mutateLater(exchange, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
+            }(id)
             return .deferred
         default: return .respond(notAllowed("GET, HEAD, PATCH, DELETE"))
         }
@@ -182,7 +187,7 @@ struct AdminResponder: Sendable {
             return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))").labelled(Self.label))
         }
         let headerSHA = head.headers["X-Model-SHA256"]
-        if let headerSHA, !Self.isSHA256Hex(headerSHA) {
+        if let headerSHA, !Hex.isLowercase(headerSHA, bytes: 32) {
             return .respond(Response.error(400, "invalid_parameter", "X-Model-SHA256 must be 64 lowercase hex digits").labelled(Self.label))
         }
         let writer: UploadWriter
@@ -237,7 +242,7 @@ struct AdminResponder: Sendable {
                                                                   catalogVersion: served.catalog.catalogVersion)))
                 } else {
                     mutateLater(exchange, actor.map { ($0, AuditEntry.action(forPatch: p)) }) { (id: String) throws(CatalogError) -> Versioned<Release> in
-                        try store.patch(id: id, p)
+                        try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir))
                     }(id)
                 }
             } catch {
@@ -296,7 +301,4 @@ struct AdminResponder: Sendable {
         return r.labelled(label)
     }
 
-    private static func isSHA256Hex(_ s: String) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
 }

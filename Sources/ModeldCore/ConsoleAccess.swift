@@ -1,9 +1,13 @@
 import Console
+import DurableFiles
 import HTTPServer
 import HTTPWire
 import Logging
 import ModelCatalog
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the console adds to the admin API (SPEC §15): the session table, the sign-in throttle
 /// and the audit log. The admin API accepts a live session cookie with its CSRF token as well
@@ -67,7 +71,12 @@ final class AuditLog: Sendable {
 
     func append(_ line: [UInt8]) {
         lock.withLock { _ in
-            do throws(CatalogError) { try FileIO.appendLine(line, to: path) } catch {
+            do throws(IOFailure) {
+                let fd = try DurableFile.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
+                defer { close(fd) }
+                try DurableFile.writeAll(fd, line + [UInt8(ascii: "\n")], path: path)
+                try DurableFile.sync(fd, path: path)
+            } catch {
                 // The change is made and answered; the operator learns from the log that its record is missing.
                 Logger(label: "modeld.console").error("audit: cannot append to \(path): \(error)")
             }

@@ -2,9 +2,11 @@ import Console
 import Dispatch
 import EgressCost
 import EventStore
+import GuardRuntime
 import Guardrails
 import HTTPServer
 import HTTPWire
+import ModeldConfig
 import ModelCatalog
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Testing
-@testable import ModeldCore
+@testable import ModeldConfig
 
 /// Config `console` (SPEC §8, §15): defaults, file and env layering, and the exit-2 cases.
 @Suite struct ConfigurationConsoleTests {
