@@ -31,11 +31,20 @@ struct StateOutput {
     /// `check`'s newer release, named in the text form.
     var release: Release?
 
+    /// `path`: the model file (null for a bundled model without a URL); `prepared`: what the app
+    /// loads when it is not the file (an unpacked archive, a compiled Core ML model) or null.
+    static func json(_ model: InstalledModel) -> [String: Any] {
+        var object: [String: Any] = ["id": model.id, "sha256": model.sha256, "size": model.size, "path": model.path.path,
+                                     "prepared": model.prepared.map { $0.path as Any } ?? NSNull(), "bundled": model.isBundled]
+        if model.isBundled, model.release.url.isEmpty { object["path"] = NSNull() }
+        return object
+    }
+
     func print(json: Bool) {
         if json {
             let object: [String: Any] = [
                 "state": state.rawValue,
-                "active": active.map { ["id": $0.id, "sha256": $0.sha256, "size": $0.size, "path": $0.path.path] as [String: Any] } ?? NSNull(),
+                "active": active.map(Self.json) ?? NSNull(),
                 "catalog": catalog.map { $0 as Any } ?? NSNull(),
                 "reason": reason.map { $0 as Any } ?? NSNull(),
             ]
