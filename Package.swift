@@ -62,7 +62,7 @@ let package = Package(
         // the sequential bound, SRM and decisions. No I/O; time is passed in.
         // The frame (CSS, escaping, cards) shared by the HTML reports of EgressCost and Guardrails.
         .target(name: "HTMLPage"),
-        .target(name: "Guardrails", dependencies: ["HTMLPage"]),
+        .target(name: "Guardrails", dependencies: ["HTMLPage", "JSONSupport", "CivilTime"]),
 
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
@@ -83,9 +83,17 @@ let package = Package(
         // modelctl (offline status, manual overrides); no sockets, no scheduling.
         .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog"]),
 
+        // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
+        // the server-rendered views and the embedded script and stylesheet. No sockets.
+        .target(name: "Console", dependencies: [
+            "BinaryText", "HTMLPage", "Guardrails", "ModelCatalog", "EventStore", "EgressCost",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+
         // Composition root: routes, metrics, access log, the guard evaluator's loop, lifecycle.
         .target(name: "ModeldCore", dependencies: [
             "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
+            "Console", "EgressCost",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -142,6 +150,7 @@ let package = Package(
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),

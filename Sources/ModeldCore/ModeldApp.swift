@@ -88,6 +88,7 @@ public enum ModeldApp {
 
         let holder = CatalogHolder()
         let router = RouterBox()
+        let servedToday = ServedToday()
         let server = HTTPServer(
             configuration: ServerConfiguration(
                 host: config.listen.host, port: config.listen.port, workers: config.workers,
@@ -96,7 +97,7 @@ public enum ModeldApp {
                 idleTimeout: Double(config.limits.idleTimeoutSeconds),
                 bodyTimeout: Double(config.limits.bodyTimeoutSeconds)),
             handler: router,
-            observer: ExchangeRecorder(metrics: metrics, accessLog: accessLog, instance: config.instanceID))
+            observer: ExchangeRecorder(metrics: metrics, accessLog: accessLog, instance: config.instanceID, servedToday: servedToday))
         let port: Int
         do { port = try server.start() } catch {
             throw StartupFailure(message: "cannot listen on \(config.listen): \(error.message)")
@@ -145,18 +146,29 @@ public enum ModeldApp {
         guardEvaluator.start()
 
         let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds, signing: signing)
+        // SPEC §15: the console needs the admin token (no token: 404, like the admin API).
+        let console = token != nil && config.console.enabled
+            ? ConsoleAccess(sessionSeconds: config.console.sessionSeconds,
+                            secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true, dataDir: config.dataDir)
+            : nil
+        let accessLogPath: String? = if case .file(let path) = config.accessLog { path } else { nil }
         router.install(Router(
             latest: latest,
             models: ModelFileResponder(catalog: holder),
             admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
                                   instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes,
-                                  dataDir: config.dataDir),
+                                  dataDir: config.dataDir, console: console),
             events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
             operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining }),
-            signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds)))
+            signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds),
+            console: ConsoleResponder(
+                access: console, token: token, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
+                dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: "config/pricing.json",
+                signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned")))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host
         log.info("modeld \(version) listening on http://\(host):\(port) with \(catalog.releases.count) release(s); config: \(config.sourceDescription)")
+        if console != nil { log.info("operator console at /console/ (sessions last \(config.console.sessionSeconds) s)") }
         if let signing { log.info("signing /latest with keyid(s) \(signing.signer.keys.map(\.keyID).joined(separator: ", "))") }
 
         let signals = SignalWatcher()
