@@ -37,7 +37,12 @@ let package = Package(
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
         .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
+        // Content-defined chunking and the `.chunks` format (SPEC §14), shared by server, modelctl
+        // and client so the same bytes give the same list everywhere. Pure, no Glibc (Apple too).
+        .target(name: "ChunkList", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         .target(name: "ModelCatalog", dependencies: [
+            "ChunkList",
             "CLinuxShims", "CivilTime", "Guardrails", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -73,7 +78,7 @@ let package = Package(
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
             "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CivilTime", "CCurl", "CurlTransport",
-            "CLinuxShims", "CZlib", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
+            "CLinuxShims", "CZlib", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -82,7 +87,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range.
         .target(name: "ModeldClient", dependencies: [
-            "ModeldSigning",
+            "ModeldSigning", "ChunkList",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -101,11 +106,12 @@ let package = Package(
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ChunkList"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),

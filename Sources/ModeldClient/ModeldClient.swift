@@ -25,6 +25,8 @@ public actor ModeldClient {
     private var checkInFlight: Task<CheckResult, any Error>?
     private var updateInFlight: Task<UpdateResult, any Error>?
     private var downloadsInFlight: [String: Task<InstalledModel, any Error>] = [:]
+    /// Body bytes the last install of each release fetched (`update --json`'s `bytes_fetched`).
+    private var bytesFetched: [String: Int64] = [:]
     /// The server's `Retry-After` of the failure being handled.
     private var retryAfter: TimeInterval?
 
@@ -112,15 +114,17 @@ public actor ModeldClient {
         case .upToDate: return UpdateResult(status: .upToDate, active: activeModel(), catalog: found.catalog)
         case .available:
             let model = try await download(found.release!)
-            return UpdateResult(status: .updated, active: model, catalog: found.catalog)
+            return UpdateResult(status: .updated, active: model, catalog: found.catalog, bytesFetched: bytesFetched[model.id] ?? 0)
         }
     }
 
     private func performDownload(_ release: Release) async throws -> InstalledModel {
         try release.validate()
-        let file = try await Downloader(transport: transport, directory: store.partial).fetch(release)
+        let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
+        let fetched = try await ModelFetcher(transport: transport, directory: store.partial).fetch(release, sources: sources)
         configuration.afterInstallStep?(.downloaded)
-        let staging = try store.stage(file, as: release)
+        let staging = try store.stage(fetched.file, as: release)
+        if let list = fetched.chunkList { try store.keepChunkList(list, in: staging) }
         configuration.afterInstallStep?(.staged)
         if let preparer = configuration.preparer {
             do { try await preparer.prepare(model: staging.appendingPathComponent("model.\(release.fileExtension)"), into: staging) } catch {
@@ -138,7 +142,10 @@ public actor ModeldClient {
         state.activeIsGood = false
         try store.save(state)
         configuration.afterInstallStep?(.activated)
-        try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated"))
+        bytesFetched[release.id] = fetched.bytesFetched
+        try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated", props: [
+            "bytes_fetched": .number(Double(fetched.bytesFetched)), "method": .string(fetched.method.rawValue),
+        ]))
         store.collectModels(keep: Set([release.id] + state.previous), downloading: Set(downloadsInFlight.keys))
         store.collectPartials(except: Set(downloadsInFlight.keys).subtracting([release.id]))
         return model

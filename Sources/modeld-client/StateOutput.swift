@@ -30,15 +30,18 @@ struct StateOutput {
     var reason: String?
     /// `check`'s newer release, named in the text form.
     var release: Release?
+    /// `update`'s body bytes fetched (SPEC §14); absent from `check` and `status`.
+    var bytesFetched: Int64?
 
     func print(json: Bool) {
         if json {
-            let object: [String: Any] = [
+            var object: [String: Any] = [
                 "state": state.rawValue,
                 "active": active.map { ["id": $0.id, "sha256": $0.sha256, "size": $0.size, "path": $0.path.path] as [String: Any] } ?? NSNull(),
                 "catalog": catalog.map { $0 as Any } ?? NSNull(),
                 "reason": reason.map { $0 as Any } ?? NSNull(),
             ]
+            if let bytesFetched { object["bytes_fetched"] = bytesFetched }
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             Swift.print(String(decoding: data, as: UTF8.self))
             return
