@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import BinaryText
 import ChunkList
 import Crypto
 
@@ -11,7 +12,7 @@ public struct ChunkListFile: Hashable, Sendable {
     public let size: Int64
 
     public init(sha256: String, size: Int64) throws(CatalogError) {
-        guard Release.isLowerHex(sha256, count: 64) else { throw .invalid("chunks.sha256", "must be 64 lowercase hex digits") }
+        guard Hex.isLowercase(sha256, bytes: 32) else { throw .invalid("chunks.sha256", "must be 64 lowercase hex digits") }
         guard size >= ChunkList.headerSize else { throw .invalid("chunks.size", "must be at least \(ChunkList.headerSize)") }
         self.sha256 = sha256
         self.size = size
@@ -22,7 +23,7 @@ public struct ChunkListFile: Hashable, Sendable {
 
     /// The record of a list encoded as `bytes`.
     init(encoded bytes: [UInt8]) {
-        sha256 = UploadWriter.hex(SHA256.hash(data: bytes))
+        sha256 = Hex.encode(SHA256.hash(data: bytes))
         size = Int64(bytes.count)
     }
 
@@ -55,7 +56,7 @@ public struct ChunkListFile: Hashable, Sendable {
         } catch {
             throw CatalogError(.io, "read \(path): \(error)")
         }
-        return (list, UploadWriter.hex(hasher.finalize()))
+        return (list, Hex.encode(hasher.finalize()))
     }
 
     func write(to w: inout JSONWriter, publicBaseURL: String?, file: String) {

@@ -1,3 +1,4 @@
+import BinaryText
 import ChunkList
 import Crypto
 import Foundation
@@ -162,7 +163,7 @@ final class DeltaOutput: Sendable {
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             offset += Int64(n)
         }
-        let digest = Digest.hex(hasher.finalize())
+        let digest = Hex.encode(hasher.finalize())
         guard digest == expected else { throw DeltaFallback(reason: "the built file has SHA-256 \(digest), the release says \(expected)") }
         try DiskIO.syncFile(fd, path: path)
     }
