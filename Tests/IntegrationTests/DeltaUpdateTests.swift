@@ -38,7 +38,7 @@ import Glibc
     }
 
     func rangeRequests(_ id: String) -> [FaultProxy.Seen] {
-        fx.modelRequests(id).filter { $0.headers["range"] != nil && !$0.target.hasSuffix(".chunks") }
+        fx.modelRequests(id).filter { $0.headers["range"] != nil }
     }
 
     /// The queued (not yet sent) `model_activated` events' props, newest last.
@@ -99,7 +99,7 @@ import Glibc
         let ranges = rangeRequests(second.id)
         #expect(!ranges.isEmpty && ranges.allSatisfy { $0.headers["if-range"] == "\"\(second.sha256)\"" })
         #expect(ranges.allSatisfy { !($0.headers["range"] ?? "").contains(",") })   // single ranges only
-        #expect(fx.modelRequests(second.id).allSatisfy { $0.headers["range"] != nil || $0.target.hasSuffix(".chunks") })
+        #expect(fx.modelRequests(second.id).allSatisfy { $0.headers["range"] != nil })
         // Queued events go out with the next check: what is left is this install's.
         let props = try activationProps()
         #expect(props.last?["method"] as? String == "delta" && props.last?["bytes_fetched"] as? Int == fetched)
@@ -119,12 +119,12 @@ import Glibc
         var new = old
         new.replaceSubrange(1_000_000..<1_100_000, with: Self.bytes(100_000, seed: 5))
         let second = try publish(new)
-        fx.proxy.add(.init(pathContains: "/models/\(second.id).bin", fault: .flipByte(at: 1000), times: 1, unlessSuffix: ".chunks"))
+        fx.proxy.add(.init(pathContains: "/models/\(second.id).bin", fault: .flipByte(at: 1000), times: 1))
         let result = try fx.client(["--json", "update"])
         #expect(result.status == 0, "\(result.stderr)")
         let active = try #require(try fx.json(result)["active"] as? [String: Any])
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == second.sha256)
-        let requests = fx.modelRequests(second.id).filter { !$0.target.hasSuffix(".chunks") }
+        let requests = fx.modelRequests(second.id)
         #expect(requests.count == 2 && requests.first?.headers["range"] != nil && requests.last?.headers["range"] == nil)
         #expect(try activationProps().last?["method"] as? String == "full")
         let fetched = try #require(try fx.json(result)["bytes_fetched"] as? Int)
@@ -134,7 +134,7 @@ import Glibc
         var third = new
         third.replaceSubrange(2_000_000..<2_100_000, with: Self.bytes(100_000, seed: 6))
         let release = try publish(third)
-        fx.proxy.add(.init(pathContains: "/models/\(release.id).bin", fault: .ignoreRange, times: 1, unlessSuffix: ".chunks"))
+        fx.proxy.add(.init(pathContains: "/models/\(release.id).bin", fault: .ignoreRange, times: 1))
         let again = try fx.client(["--json", "update"])
         #expect(again.status == 0, "\(again.stderr)")
         let now = try #require(try fx.json(again)["active"] as? [String: Any])
@@ -154,7 +154,7 @@ import Glibc
         let plan = try ChildProcess.run(TestBinaries.modelctl, ["delta", first.id, second.id, "--json", "--models-dir", fx.server.modelsDir.path])
         let missing = try #require((try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])?["bytes_to_fetch"] as? Int)
 
-        fx.proxy.add(.init(pathContains: "/models/\(second.id).bin", fault: .throttle(bytesPerSecond: 1 << 20), times: 4, unlessSuffix: ".chunks"))
+        fx.proxy.add(.init(pathContains: "/models/\(second.id).bin", fault: .throttle(bytesPerSecond: 1 << 20), times: 4))
         let process = Process()
         process.executableURL = TestBinaries.modeldClient
         process.arguments = fx.clientArguments(["update"])

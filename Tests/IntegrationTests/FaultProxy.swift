@@ -35,8 +35,9 @@ final class FaultProxy: @unchecked Sendable {
         var pathContains: String
         var fault: Fault
         var times: Int
-        /// Targets ending so are left alone (a model file's rule, not its `.chunks` list).
-        var unlessSuffix: String? = nil
+        /// Targets ending so are left alone: by default a model file's rule spares its `.chunks`
+        /// list (SPEC §14), which clients fetch first.
+        var unlessSuffix: String? = ".chunks"
     }
 
     /// One request as it reached the proxy.

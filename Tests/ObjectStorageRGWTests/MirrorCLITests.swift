@@ -61,16 +61,19 @@ struct MirrorCLITests {
         #expect(plan.status == 0, "\(plan.stderr)")
         let lines = plan.stdout.split(separator: "\n").map(String.init)
         // Files first, then the snapshot, then the pointer and its signature, last.
-        #expect(lines.map { $0.split(separator: "\t")[1] } == ["model", "model", "snapshot", "pointer", "pointer"])
-        #expect(lines[2].hasSuffix("\t\(prefix)/models/details/\(snapshot)"))
-        #expect(lines[3].hasSuffix("/models/latest_model_details.json") && lines[4].hasSuffix("/models/latest_model_details.sig.json"))
+        // Each model file is followed by its chunk list (SPEC §14), a "model" object too.
+        #expect(lines.map { $0.split(separator: "\t")[1] } == ["model", "model", "model", "model", "snapshot", "pointer", "pointer"])
+        #expect(lines[1].hasSuffix(".chunks") && lines[3].hasSuffix(".chunks"))
+        #expect(lines[4].hasSuffix("\t\(prefix)/models/details/\(snapshot)"))
+        #expect(lines[5].hasSuffix("/models/latest_model_details.json") && lines[6].hasSuffix("/models/latest_model_details.sig.json"))
         #expect(lines.contains { $0.hasPrefix("multipart\tmodel\t\((12 << 20) + 7)\t\(prefix)/models/") })
         #expect(try client.list(prefix: prefix).isEmpty, "--dry-run changed nothing")
 
         let first = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(first.status == 0, "\(first.stderr)")
         let jsonSize = ["latest_model_details.json", "latest_model_details.sig.json", "details/" + snapshot].map { Self.size(models + "/" + $0) }.reduce(0, +)
-        #expect(first.stdout == #"{"uploaded":5,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize)}"# + "\n")
+        let listSize = files.map { Self.size(models + "/" + $0 + ".chunks") }.reduce(0, +)
+        #expect(first.stdout == #"{"uploaded":7,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize + listSize)}"# + "\n")
         let snapshotHead = try #require(try client.head("\(prefix)/models/details/\(snapshot)"))
         #expect(snapshotHead.cacheControl == "public, max-age=31536000, immutable" && snapshotHead.contentType == "application/json")
         #expect(try client.get("\(prefix)/models/latest_model_details.sig.json")
@@ -88,7 +91,7 @@ struct MirrorCLITests {
 
         let second = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout == #"{"uploaded":0,"skipped":5,"deleted":0,"bytes":0}"# + "\n")
+        #expect(second.stdout == #"{"uploaded":0,"skipped":7,"deleted":0,"bytes":0}"# + "\n")
     }
 
     @Test func wrongSecret_exits1WithAClearMessage_andWritesNothing() throws {
@@ -120,7 +123,7 @@ struct MirrorCLITests {
         chmod(path, 0o600)
         let ok = Spawn.run(Self.modelctl, arguments, timeout: 60)
         #expect(ok.status == 0, "\(ok.stderr)")
-        #expect(ok.stdout.split(separator: "\n").count == 3)
+        #expect(ok.stdout.split(separator: "\n").count == 5)   // two files, their chunk lists, the JSON
     }
 
     /// SPEC §9.1: a mirror SIGKILLed mid-upload resumes its multipart upload (journal +
@@ -164,7 +167,7 @@ struct MirrorCLITests {
         }
         #expect(resumed.stderr.contains("resuming \(prefix)/models/"))
         #expect((resumedParts ?? 0) >= partsBeforeKill, "\(resumed.stderr)")
-        #expect(resumed.stdout.hasPrefix(#"{"uploaded":2,"skipped":0,"deleted":0,"#))
+        #expect(resumed.stdout.hasPrefix(#"{"uploaded":3,"skipped":0,"deleted":0,"#))   // file, its chunk list, the JSON
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: models).first { $0.hasSuffix(".onnx") })
         let head = try #require(try client.head("\(prefix)/models/\(file)"))
         #expect(head.size == 200 << 20)
@@ -236,24 +239,24 @@ struct MirrorCLITests {
         try store.collectGarbage(graceDays: 0, now: Timestamp.now().adding(days: 1))
 
         let first = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-        #expect(first.stdout == #"{"uploaded":1,"skipped":1,"deleted":0,"bytes":\#(Self.size(models + "/latest_model_details.json"))}"# + "\n", "\(first.stderr)")
+        #expect(first.stdout == #"{"uploaded":1,"skipped":2,"deleted":0,"bytes":\#(Self.size(models + "/latest_model_details.json"))}"# + "\n", "\(first.stderr)")
         #expect(try client.head(key) != nil, "still there right after the JSON changed")
         let dryRun = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
         #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
 
         // Once the max-age has passed, a pass deletes it (polled with a deadline).
-        #expect(try Self.mirrorUntilOneDeleted(cluster, models: models, prefix: prefix, maxAge))
-        #expect(try client.head(key) == nil)
+        #expect(try Self.mirrorUntilDeleted(2, cluster, models: models, prefix: prefix, maxAge))   // the file and its chunk list
+        #expect(try client.head(key) == nil && client.head(key + ".chunks") == nil)
         let again = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-        #expect(again.stdout == #"{"uploaded":0,"skipped":2,"deleted":0,"bytes":0}"# + "\n")
+        #expect(again.stdout == #"{"uploaded":0,"skipped":3,"deleted":0,"bytes":0}"# + "\n")
     }
 
     /// Mirrors pass after pass until one reports a deletion (bounded: 30 s); whether one did.
-    static func mirrorUntilOneDeleted(_ cluster: RGWCluster, models: String, prefix: String, _ extra: [String]) throws -> Bool {
+    static func mirrorUntilDeleted(_ count: Int, _ cluster: RGWCluster, models: String, prefix: String, _ extra: [String]) throws -> Bool {
         try poll(seconds: 30, every: 0.5) {
             let pass = mirror(cluster, models: models, prefix: prefix, extra + ["--json"])
             #expect(pass.status == 0, "\(pass.stderr)")
-            return pass.stdout.contains(#""deleted":1"#)
+            return pass.stdout.contains(#""deleted":\#(count)"#)
         }
     }
 
