@@ -34,6 +34,7 @@ module() {
         -c "$@" -o "$object" && touch "$object" || { echo "fuzz.sh: $name failed to compile" >&2; exit 1; }
 }
 
+module BinaryText Sources/BinaryText/*.swift
 module CivilTime Sources/CivilTime/*.swift
 module JSONSupport Sources/JSONSupport/*.swift
 module HTTPWire Sources/HTTPWire/*.swift
