@@ -98,11 +98,15 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // A zip reader (SPEC §13.1 zipped models): central directory first, every refusal before
+        // unpacking; raw inflate through zlib (the system libz on Apple platforms). No Glibc.
+        .target(name: "ZipArchive", dependencies: ["CZlib"]),
+
         // The reference client apps embed (SPEC §13): swift-crypto, ModeldSigning; libcurl on Linux
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range.
         .target(name: "ModeldClient", dependencies: [
-            "BinaryText", "ChunkList", "DurableFiles", "ModeldSigning",
+            "BinaryText", "ChunkList", "DurableFiles", "ModeldSigning", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -137,6 +141,7 @@ let package = Package(
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText"]),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
             "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails",

@@ -36,6 +36,8 @@ final class CheckpointFile: Sendable {
 
     /// The offset recorded for this release, if any.
     func recordedOffset() -> Int64? {
+        // Any failure to read the record means "no checkpoint": resuming from zero costs bytes,
+        // never correctness (the SHA-256 decides what is installed).
         guard let data = try? Data(contentsOf: url), let record = try? JSONDecoder().decode(Record.self, from: data),
               record.sha256 == sha256, record.size == size, (0...size).contains(record.offset) else { return nil }
         return record.offset

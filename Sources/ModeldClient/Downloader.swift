@@ -21,7 +21,7 @@ struct Downloader {
             return try await attempt(release)
         } catch PartialFile.Restart.rangeNotSatisfiable {
             // The partial no longer fits the file (416): forget it and start once more from zero.
-            try? PartialFile.discard(release, in: directory)
+            try PartialFile.discard(release, in: directory)
             return try await attempt(release)
         }
     }
@@ -80,7 +80,11 @@ final class PartialFile: ResponseSink {
 
     static func discard(_ release: Release, in directory: URL) throws {
         for suffix in ["part", "json"] {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent("\(release.id).\(suffix)"))
+            let url = directory.appendingPathComponent("\(release.id).\(suffix)")
+            guard try DiskIO.exists(url) else { continue }
+            do { try FileManager.default.removeItem(at: url) } catch {
+                throw ModeldClientError.io("cannot delete \(url.path): \(error.localizedDescription)")
+            }
         }
     }
 
@@ -109,13 +113,15 @@ final class PartialFile: ResponseSink {
 
     /// Waits for the checkpoint in flight: the syncer must never fsync a closed (or reused) fd.
     func close() {
-        try? syncer.drain()
+        try? syncer.drain()  // a failed last checkpoint leaves the previous one: a resume re-fetches a little more
         DiskIO.closeFile(fd)
         checkpointFile.close()
     }
 
     /// After a verification failure: deletes the partial, once no checkpoint can reappear.
     func discard() {
+        // The verification failure is what the caller reports; a partial that cannot be deleted
+        // fails the same SHA-256 check at its resume and is discarded then.
         try? syncer.drain()
         try? Self.discard(release, in: partURL.deletingLastPathComponent())
     }
@@ -171,6 +177,8 @@ final class PartialFile: ResponseSink {
 
     /// After a failed transfer: keep what arrived for the next resume.
     func checkpointQuietly() {
+        // The transfer's own error is the one reported; a checkpoint that fails here only means
+        // the next resume starts from the one before.
         try? flush()
         if written > lastCheckpoint { try? checkpoint() }
         try? syncer.drain()
@@ -188,7 +196,7 @@ final class PartialFile: ResponseSink {
             throw ModeldClientError.verification("SHA-256 of the download is \(digest), the release says \(release.sha256)")
         }
         try DiskIO.syncFile(fd, path: partPath)
-        try? checkpointFile.remove(durably: false)
+        try? checkpointFile.remove(durably: false)  // the file is verified; a leftover record goes with the partials after the install
         return partURL
     }
 

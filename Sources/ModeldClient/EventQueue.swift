@@ -35,6 +35,7 @@ struct EventQueue {
     }
 
     /// Events recorded or sealed and not yet acknowledged.
+    /// A figure for display: a file that cannot be read counts 0 here, and fails `pending()`.
     func pendingEventCount() -> Int {
         let queued = (try? Data(contentsOf: queueURL)).map(Self.lines)?.count ?? 0
         let sealed = ((try? batchFiles()) ?? []).compactMap { try? load($0) }.reduce(0) { $0 + $1.lines.count }
@@ -77,7 +78,7 @@ struct EventQueue {
     // MARK: sealing and files
 
     private func seal() throws {
-        guard let data = try? Data(contentsOf: queueURL), !Self.lines(data).isEmpty else { return }
+        guard let data = try DiskIO.readIfExists(queueURL), !Self.lines(data).isEmpty else { return }
         let sealed = directory.appendingPathComponent(String(format: "%016llx", UInt64(Date().timeIntervalSince1970 * 1e6))
                                                       + "_\(UUID().uuidString.lowercased()).jsonl")
         try DiskIO.moveDurably(queueURL, to: sealed)
@@ -130,7 +131,7 @@ struct EventQueue {
             (try? JSONSerialization.jsonObject(with: $0)) is [String: Any]
         }
         guard !lines.isEmpty else {
-            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: file)  // nothing in it to send; if it stays, it is skipped again
             return nil
         }
         return Batch(file: file, batchID: String(name[name.index(after: underscore)...]), lines: lines)

@@ -70,6 +70,7 @@ struct HTTPAnswer: Sendable {
     /// SPEC §10's `{"error":…,"message":…}` fields when the body carries them.
     var errorCode: String? { errorFields?["error"] as? String }
     var errorMessage: String { (errorFields?["message"] as? String) ?? "" }
+    /// nil when the body is not SPEC §10's JSON (a proxy's HTML page): the status still says it.
     private var errorFields: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }
 
     func asError() -> ModeldClientError { .server(status: status, code: errorCode, message: errorMessage) }

@@ -34,6 +34,13 @@ public struct ModeldConfiguration: Sendable {
     public var pollInterval: TimeInterval
     /// A step after verification and before activation (e.g. ``CoreMLCompiler`` on Apple platforms).
     public var preparer: (any ModelPreparer)?
+    /// The model the app ships, if any: active until a newer one is installed (SPEC §13.1).
+    public var bundledModel: BundledModel?
+    /// Sent with every update check so the server can answer a device-class variant (SPEC
+    /// §3.1); read from the OS by default, nil to send none.
+    public var deviceAttributes: DeviceAttributes? = .current
+    /// When a new model counts as crash-looping and is rolled back (docs/client.md).
+    public var crashLoop = CrashLoopRule()
     /// Test-only: called after each install step, so a crash test can kill the process exactly
     /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
     @_spi(Testing) public var afterInstallStep: (@Sendable (InstallStep) -> Void)?
@@ -59,15 +66,24 @@ public struct ModeldConfiguration: Sendable {
         guard let version = SDKVersion(sdkVersion) else {
             throw ModeldClientError.invalidConfiguration("sdk version '\(sdkVersion)' is not MAJOR[.MINOR[.PATCH]]")
         }
-        guard (1...32).contains(channel.count),
-              channel.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+        guard Self.isChannelName(channel) else {
             throw ModeldClientError.invalidConfiguration("channel '\(channel)' is not [a-z0-9_-]{1,32}")
         }
         if let clientID, !(1...128).contains(clientID.utf8.count) || !clientID.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) {
             throw ModeldClientError.invalidConfiguration("client id must be 1–128 printable ASCII characters")
         }
+        try bundledModel?.validate()
+        try deviceAttributes?.validate()
+        guard crashLoop.launches >= 1, crashLoop.window >= 0 else {
+            throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 and a window ≥ 0")
+        }
         guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
         return version
+    }
+
+    /// `[a-z0-9_-]{1,32}`: also the channel's directory name in the cache.
+    static func isChannelName(_ name: String) -> Bool {
+        (1...32).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 }
 
@@ -78,6 +94,8 @@ public struct ModeldConfiguration: Sendable {
     case downloaded
     /// It sits with its `release.json` in a staging directory under `models/`.
     case staged
+    /// A zipped model's first file is unpacked into the staging directory (zipped models only).
+    case unpacking
     /// The staging directory was renamed to `models/<id>/`; `state.json` still names the old model.
     case committed
     /// `state.json` names the new model; the `model_activated` event is not yet queued.

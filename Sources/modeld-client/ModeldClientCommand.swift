@@ -9,7 +9,7 @@ struct ModeldClientCommand: AsyncParsableCommand {
         commandName: "modeld-client",
         abstract: "Check for, download, verify and install models from modeld; queue and send outcome events.",
         subcommands: [CheckCommand.self, UpdateCommand.self, StatusCommand.self, RecordCommand.self,
-                      FlushCommand.self, SimulateCommand.self])
+                      FlushCommand.self, SimulateCommand.self, ModelsCommand.self, DeleteCommand.self, UnblockCommand.self])
 
     @Option(help: "modeld base URL (dynamic mode: /latest, events).")
     var server: String?
@@ -25,8 +25,9 @@ struct ModeldClientCommand: AsyncParsableCommand {
     var channel = "stable"
     @Option(help: "A trusted public key file (.pub of `modelctl keys generate`); repeatable.")
     var trustKey: [String] = []
-    @Flag(help: "Machine-readable JSON output (check, update, status).")
+    @Flag(help: "Machine-readable JSON output (check, update, status, models).")
     var json = false
+    @OptionGroup var app: AppOptions
 
     func validate() throws {
         guard (server == nil) != (staticURL == nil) else { throw ValidationError("give exactly one of --server URL and --static URL") }
@@ -60,13 +61,15 @@ struct ModeldClientCommand: AsyncParsableCommand {
         else if let staticURL, let url = URL(string: staticURL) { source = .staticFile(url) }
         else { throw CLIFailure("bad URL", exitCode: 2) }
         let keys = try trustKey.map { path in
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw CLIFailure("cannot read --trust-key \(path)", exitCode: 2)
+            let text: String
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw CLIFailure("cannot read --trust-key \(path): \(error.localizedDescription)", exitCode: 2)
             }
             do { return try TrustedPublicKey(pubFileContents: text) } catch { throw CLIFailure("--trust-key \(path): \(error)", exitCode: 2) }
         }
         var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
                                                 channel: channel, clientID: clientId, trustedKeys: keys)
+        app.apply(to: &configuration)
         configuration.afterInstallStep = try Self.crashHook()
         return configuration
     }

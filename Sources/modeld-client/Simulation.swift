@@ -70,7 +70,7 @@ struct Simulation: Sendable {
                     // Ends at --duration on the wall clock, also when the asked rate was not reached.
                     while next.timeIntervalSince(start) < plan.duration, Date().timeIntervalSince(start) < plan.duration {
                         let wait = next.timeIntervalSinceNow
-                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }  // cancelled: the loop's clock check ends the worker
                         next = next.addingTimeInterval(interval)
                         let model = state.withLock { $0.models[client] }
                         let outcome = await check(clientID: "sim-\(run)-\(client)", model: model)
@@ -116,13 +116,14 @@ struct Simulation: Sendable {
             let body: [String: Any] = ["batch_id": UUID().uuidString.lowercased(), "client_id": clientID, "events": [event]]
             request.httpMethod = "POST"
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try? JSONSerialization.data(withJSONObject: body)
+            request.httpBody = try? JSONSerialization.data(withJSONObject: body)  // strings and numbers only: cannot fail
             success = won
         }
+        // A failed request is counted as a failure by the caller (nil), which is what a load demo reports.
         guard let (data, response) = try? await session.data(for: request), let http = response as? HTTPURLResponse else { return nil }
         switch http.statusCode {
         case 200:
-            let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
+            let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String  // no id: the client keeps no model
             return (id, success)
         case 404: return (nil, success)
         default: return nil

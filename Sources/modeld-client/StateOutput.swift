@@ -33,11 +33,20 @@ struct StateOutput {
     /// `update`'s body bytes fetched (SPEC §14); absent from `check` and `status`.
     var bytesFetched: Int64?
 
+    /// `path`: the model file (null for a bundled model without a URL); `prepared`: what the app
+    /// loads when it is not the file (an unpacked archive, a compiled Core ML model) or null.
+    static func json(_ model: InstalledModel) -> [String: Any] {
+        var object: [String: Any] = ["id": model.id, "sha256": model.sha256, "size": model.size, "path": model.path.path,
+                                     "prepared": model.prepared.map { $0.path as Any } ?? NSNull(), "bundled": model.isBundled]
+        if model.isBundled, model.release.url.isEmpty { object["path"] = NSNull() }
+        return object
+    }
+
     func print(json: Bool) {
         if json {
             var object: [String: Any] = [
                 "state": state.rawValue,
-                "active": active.map { ["id": $0.id, "sha256": $0.sha256, "size": $0.size, "path": $0.path.path] as [String: Any] } ?? NSNull(),
+                "active": active.map(Self.json) ?? NSNull(),
                 "catalog": catalog.map { $0 as Any } ?? NSNull(),
                 "reason": reason.map { $0 as Any } ?? NSNull(),
             ]

@@ -18,7 +18,7 @@ import Testing
         #expect(active["id"] as? String == published.id && active["sha256"] as? String == published.sha256)
         #expect(active["size"] as? Int == 1 << 20 + 7)
         let path = try #require(active["path"] as? String)
-        #expect(path == fx.cache.path + "/models/\(published.id)/model.mlmodel")
+        #expect(path == fx.cache.path + "/channels/stable/models/\(published.id)/model.mlmodel")
         #expect(try SHA256Sum.of(URL(fileURLWithPath: path)) == published.sha256)
         let download = try #require(fx.modelRequests(published.id).first)
         #expect(download.headers["accept-encoding"] == "identity")
@@ -61,7 +61,7 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let checkpoint = fx.cache.appendingPathComponent("partial/\(published.id).json")
+        let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(published.id).json")
         let sawCheckpoint = ModeldServer.eventually(within: 30) { FileManager.default.fileExists(atPath: checkpoint.path) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -109,9 +109,9 @@ import Testing
             let installed = try #require(try fx.json(next)["active"] as? [String: Any])
             #expect(installed["id"] as? String == second.id, "after \(step)")
             #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(installed["path"] as? String))) == second.sha256)
-            let models = try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("models").path)
+            let models = try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("channels/stable/models").path)
             #expect(models.sorted() == [first.id, second.id].sorted(), "after \(step): \(models)")  // old kept for rollback
-            #expect(try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("partial").path).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("channels/stable/partial").path).isEmpty)
         }
         let bad = try ChildProcess.run(TestBinaries.modeldClient, fx.clientArguments(["status"]), environment: ["MODELD_CLIENT_CRASH_AT": "later"])
         #expect(bad.status == 2 && bad.stderr.contains("MODELD_CLIENT_CRASH_AT"), "\(bad.stderr)")
@@ -155,7 +155,7 @@ import Testing
         #expect(doc["state"] as? String == "rejected")
         #expect((doc["reason"] as? String)?.contains("SHA-256") == true)
         #expect((doc["active"] as? [String: Any])?["id"] as? String == first.id)
-        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("partial/\(second.id).part").path))
+        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("channels/stable/partial/\(second.id).part").path))
 
         // Without the fault the same release installs, from byte 0 (nothing unverified was kept).
         let good = try fx.client(["--json", "update"])
@@ -172,7 +172,7 @@ import Testing
         let doc = try fx.json(result)
         #expect(doc["state"] as? String == "rejected" && doc["active"] is NSNull)
         #expect((doc["reason"] as? String)?.contains("more than the 100000 bytes") == true)
-        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("models/\(published.id)").path))
+        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("channels/stable/models/\(published.id)").path))
         #expect(try fx.json(try fx.client(["--json", "status"]))["state"] as? String == "none")
     }
 
@@ -205,7 +205,7 @@ import Testing
     @Test func aBatchTheServerRefuses_isQuarantined_andLaterEventsStillGo_SPEC13() throws {
         _ = try fx.publish(size: 1000)
         // A batch an older client wrote, invalid for the server (empty name).
-        let events = fx.cache.appendingPathComponent("events")
+        let events = fx.cache.appendingPathComponent("channels/stable/events")
         try FileManager.default.createDirectory(at: events, withIntermediateDirectories: true)
         try Data("{\"name\":\"\",\"ts\":1}\n".utf8).write(to: events.appendingPathComponent("0000000000000001_old-bad-batch.jsonl"))
         #expect(try fx.client(["record", "--name", "good"]).status == 0)
@@ -253,7 +253,7 @@ import Testing
         #expect(fx.modelRequests(big.id).isEmpty)
         let status = try fx.json(try fx.client(["--json", "status"], cache: cache))
         #expect((status["active"] as? [String: Any])?["id"] as? String == small.id)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("models").path)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("channels/stable/models").path)
         #expect(leftovers == [small.id])
     }
 

@@ -24,12 +24,18 @@ final class ClientFixture {
     var cache: URL { scratch.appendingPathComponent("cache") }
 
     /// Publishes `size` random bytes through the admin API; returns (id, sha256, file).
-    func publish(size: Int, sdkMin: String = "2.0", ext: String = "bin") throws -> (id: String, sha256: String, file: URL) {
+    func publish(size: Int, sdkMin: String = "2.0", ext: String = "bin", channel: String? = nil) throws -> (id: String, sha256: String, file: URL) {
         let file = scratch.appendingPathComponent("\(UUID().uuidString.prefix(8)).\(ext)")
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
         try (random.read(upToCount: size) ?? Data()).write(to: file)
+        return try publish(file: file, sdkMin: sdkMin, channel: channel)
+    }
+
+    /// Publishes `file` as it is.
+    func publish(file: URL, sdkMin: String = "2.0", channel: String? = nil) throws -> (id: String, sha256: String, file: URL) {
         let r = try ChildProcess.run(TestBinaries.modelctl, ["publish", file.path, "--sdk-min", sdkMin, "--json",
-                                                             "--server", server.url, "--token", server.token])
+                                                             "--server", server.url, "--token", server.token]
+                                                            + (channel.map { ["--channel", $0] } ?? []))
         try #require(r.status == 0, "modelctl publish failed: \(r.stderr)")
         let release = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         return (try #require(release["id"] as? String), try #require(release["sha256"] as? String), file)
