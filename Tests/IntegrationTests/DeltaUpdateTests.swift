@@ -43,7 +43,7 @@ import Glibc
 
     /// The queued (not yet sent) `model_activated` events' props, newest last.
     func activationProps() throws -> [[String: Any]] {
-        let dir = fx.cache.appendingPathComponent("events")
+        let dir = fx.cache.appendingPathComponent("channels/stable/events")
         let files = (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
         return try files.flatMap { name in
             try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
@@ -141,7 +141,7 @@ import Glibc
         #expect(now["id"] as? String == release.id)
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(now["path"] as? String))) == release.sha256)
         #expect(try activationProps().last?["method"] as? String == "full")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: fx.cache.appendingPathComponent("partial").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fx.cache.appendingPathComponent("channels/stable/partial").path).isEmpty)
     }
 
     @Test func sigkillDuringADelta_resumes_fetchingAtMostTheMissingBytesPlus8MiB_SPEC14() throws {
@@ -161,7 +161,7 @@ import Glibc
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let checkpoint = fx.cache.appendingPathComponent("partial/\(second.id).delta.json")
+        let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(second.id).delta.json")
         // The first checkpoint after the copies, then one past 2 MiB fetched.
         var seen = 0
         let sawProgress = ModeldServer.eventually(within: 30) {
