@@ -49,8 +49,12 @@ let package = Package(
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
         .target(name: "ModeldSigning", dependencies: ["BinaryText", "ReleaseSelection", .product(name: "Crypto", package: "swift-crypto")]),
 
+        // Content-defined chunking and the `.chunks` format (SPEC §14), shared by server, modelctl
+        // and client so the same bytes give the same list everywhere. Pure, no Glibc (Apple too).
+        .target(name: "ChunkList", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         .target(name: "ModelCatalog", dependencies: [
-            "BinaryText", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning", "ReleaseSelection",
+            "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning", "ReleaseSelection",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -102,7 +106,7 @@ let package = Package(
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
             "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
-            "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
+            "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -115,7 +119,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range.
         .target(name: "ModeldClient", dependencies: [
-            "BinaryText", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
+            "BinaryText", "ChunkList", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -139,11 +143,12 @@ let package = Package(
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),

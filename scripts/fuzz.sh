@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
-# Targets (Fuzz/Targets/*.swift): request-parser chunked-decoder ranges event-batch gzip zip-reader.
+# Targets (Fuzz/Targets/*.swift): request-parser chunked-decoder ranges event-batch gzip zip-reader chunk-list.
 # The module sources are compiled straight from Sources/ with -sanitize=fuzzer,address (and
 # -enable-testing, so a target may check internals) into .build-fuzz/ (gitignored): the normal
 # `swift build` never sees the fuzzer flags. Crypto (for the event-batch dedup key) is linked
@@ -49,6 +49,11 @@ if [[ $target == event-batch ]]; then
     for dir in "$debug"/{Crypto,CCrypto*,CryptoBoringWrapper,CXKCP*}.build; do
         [[ -d $dir ]] && objects+=($(find "$dir" -name '*.o'))
     done
+fi
+
+if [[ $target == chunk-list ]]; then
+    # The `.chunks` reader and what it validates against; the builder (SHA-256) is not input parsing.
+    module ChunkList Sources/ChunkList/{GearTable,ContentDefinedChunker,ChunkDigest,ChunkList}.swift
 fi
 
 binary=$out/bin/$target

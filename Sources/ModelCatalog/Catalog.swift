@@ -209,6 +209,15 @@ public struct Catalog: Equatable, Sendable {
         }
     }
 
+    /// Records the chunk list of `file` (release `i`'s own or one of its variants'), written by a
+    /// backfill (SPEC §14); a file that already has one keeps it.
+    mutating func recordChunks(_ chunks: ChunkListFile, index i: Int, file: String) {
+        if releases[i].file == file, releases[i].chunks == nil { releases[i].chunks = chunks }
+        for j in releases[i].variants.indices where releases[i].variants[j].file == file && releases[i].variants[j].chunks == nil {
+            releases[i].variants[j].chunks = chunks
+        }
+    }
+
     /// Appends a variant to release `id` (SPEC §3.1): 404 unknown release, 409 `retired`,
     /// 409 `id_in_use` for a live name.
     mutating func addVariant(_ variant: Variant, to id: String) throws(CatalogError) -> Release {

@@ -55,6 +55,11 @@ extension Release {
         w.field("id", id)
         w.field("sha256", variant?.sha256 ?? sha256)
         w.field("size", variant?.size ?? size)
+        // A variant answers with its own list or none, never the release's.
+        if let chunks = variant != nil ? variant?.chunks : chunks {
+            w.key("chunks")
+            chunks.write(to: &w, publicBaseURL: publicBaseURL, file: variant?.file ?? file)
+        }
         w.field("sdk_min", sdkMin)
         if let sdkMax { w.field("sdk_max", sdkMax) }
         w.field("channel", channel)
@@ -82,6 +87,10 @@ extension Release {
         w.field("ext", ext)
         w.field("sha256", sha256)
         w.field("size", size)
+        if let chunks {   // absent when none: catalogs from before SPEC §14 stay byte-identical
+            w.key("chunks")
+            chunks.write(to: &w, publicBaseURL: publicBaseURL, file: file)
+        }
         w.field("sdk_min", sdkMin)
         if let sdkMax { w.field("sdk_max", sdkMax) }
         w.field("channel", channel)

@@ -40,7 +40,7 @@ extension VariantRequirements {
                                 otherwise: .invalid("requires", "must be a JSON object with \(Self.keys.joined(separator: ", "))"))
     }
 
-    func write(to w: inout JSONWriter) {
+    public func write(to w: inout JSONWriter) {
         w.beginObject()
         if let platform { w.key("platform"); w.stringArray(platform) }
         if let minOS { w.field("min_os", minOS) }

@@ -35,11 +35,14 @@ public struct DeletionSchedule: Sendable, Equatable, Codable {
         return gone.sorted()
     }
 
-    /// The bucket keys of every garbage-collected file: releases' own and variants'.
+    /// The bucket keys of every garbage-collected file: releases' own and variants', each with
+    /// its chunk list when it had one (SPEC §14).
     public static func collectedKeys(catalog: Catalog, prefix: String) -> [String] {
         let base = prefix.isEmpty ? "models/" : prefix + "/models/"
+        func keys(_ file: String, _ chunks: ChunkListFile?) -> [String] { [file] + (chunks != nil ? [ChunkListFile.name(of: file)] : []) }
         return catalog.releases.flatMap { release in
-            (release.fileDeletedAt != nil ? [release.file] : []) + release.variants.filter { $0.fileDeletedAt != nil }.map(\.file)
+            (release.fileDeletedAt != nil ? keys(release.file, release.chunks) : [])
+                + release.variants.filter { $0.fileDeletedAt != nil }.flatMap { keys($0.file, $0.chunks) }
         }.map { base + $0 }
     }
 

@@ -4,7 +4,7 @@ import ModelCatalog
 /// are (size, SHA-256) and the headers it is stored with (SPEC §9.1).
 public struct MirrorObject: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        /// A model (or variant) file: immutable, uploaded first.
+        /// A model (or variant) file or its chunk list: immutable, uploaded first.
         case modelFile = "model"
         /// A signed catalog snapshot `models/details/<N>.json` or a rules snapshot
         /// `models/rules/<channel>/<N>.json`: immutable, after the files.
@@ -71,12 +71,19 @@ extension MirrorObject {
         }
         var objects: [MirrorObject] = []
         for release in catalog.releases {
+            // Each file's chunk list (SPEC §14) right after it: both before any JSON naming them.
+            func chunkList(_ chunks: ChunkListFile?, of name: String) {
+                guard let chunks else { return }
+                objects.append(file(ChunkListFile.name(of: name), size: chunks.size, sha256: chunks.sha256, contentType: "application/octet-stream"))
+            }
             if release.fileDeletedAt == nil {
                 objects.append(file(release.file, size: release.size, sha256: release.sha256, contentType: release.contentType))
+                chunkList(release.chunks, of: release.file)
             }
             // The Content-Type modeld's /models/ serves the variant with (docs/decisions/object-storage.md).
             for v in release.variants where v.fileDeletedAt == nil {
                 objects.append(file(v.file, size: v.size, sha256: v.sha256, contentType: v.contentType))
+                chunkList(v.chunks, of: v.file)
             }
         }
         // Details first, then rules by channel; each in ascending N.

@@ -14,8 +14,9 @@ struct Downloader {
     let transport: any HTTPTransport
     let directory: URL
 
-    /// Downloads (or resumes) `release` and returns the verified, fsynced file.
-    func fetch(_ release: Release) async throws -> URL {
+    /// Downloads (or resumes) `release` and returns the verified, fsynced file and the body
+    /// bytes this call received for it.
+    func fetch(_ release: Release) async throws -> (file: URL, bytesFetched: Int64) {
         do {
             return try await attempt(release)
         } catch PartialFile.Restart.rangeNotSatisfiable {
@@ -25,7 +26,7 @@ struct Downloader {
         }
     }
 
-    private func attempt(_ release: Release) async throws -> URL {
+    private func attempt(_ release: Release) async throws -> (file: URL, bytesFetched: Int64) {
         let partial = try PartialFile(release: release, directory: directory)
         defer { partial.close() }
         let remaining = release.size - partial.written
@@ -42,7 +43,7 @@ struct Downloader {
         }
         do {
             try await transport.stream(request, into: partial)
-            return try partial.finish()
+            return (try partial.finish(), partial.received)
         } catch let error as ModeldClientError {
             if case .verification = error { partial.discard() } else { partial.checkpointQuietly() }
             throw error
@@ -68,6 +69,8 @@ final class PartialFile: ResponseSink {
     private let syncer = CheckpointSyncer()
     /// Bytes in the file; `pending` holds the ones received after them.
     private(set) var written: Int64 = 0
+    /// Body bytes received by this transfer (`bytes_fetched`, SPEC §14).
+    private(set) var received: Int64 = 0
     /// Received bytes gathered into one write and one hash job per MiB (libcurl hands over
     /// 16 KiB at a time).
     private var pending: [UInt8] = []
@@ -143,6 +146,7 @@ final class PartialFile: ResponseSink {
         guard written + Int64(pending.count + bytes.count) <= release.size else {
             throw ModeldClientError.verification("the server sent more than the \(release.size) bytes of release \(release.id)")
         }
+        received += Int64(bytes.count)
         pending.append(contentsOf: bytes)
         if pending.count >= Self.pendingLimit { try flush() }
     }

@@ -28,6 +28,8 @@ public actor ModeldClient {
     private var checkInFlight: Task<CheckResult, any Error>?
     private var updateInFlight: Task<UpdateResult, any Error>?
     var downloadsInFlight: [String: Task<InstalledModel, any Error>] = [:]
+    /// Body bytes the last install of each release fetched (`update --json`'s `bytes_fetched`).
+    private var bytesFetched: [String: Int64] = [:]
     /// The server's `Retry-After` of the failure being handled.
     private var retryAfter: TimeInterval?
 
@@ -116,7 +118,7 @@ public actor ModeldClient {
         case .upToDate: return UpdateResult(status: .upToDate, active: activeModel(), catalog: found.catalog)
         case .available:
             let model = try await download(found.release!)
-            return UpdateResult(status: .updated, active: model, catalog: found.catalog)
+            return UpdateResult(status: .updated, active: model, catalog: found.catalog, bytesFetched: bytesFetched[model.id] ?? 0)
         }
     }
 
@@ -125,9 +127,11 @@ public actor ModeldClient {
         if let bundled = configuration.bundledModel, bundled.id == release.id, bundled.sha256 == release.sha256 {
             return try activateBundled()
         }
-        let file = try await Downloader(transport: transport, directory: store.partial).fetch(release)
+        let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
+        let fetched = try await ModelFetcher(transport: transport, directory: store.partial).fetch(release, sources: sources)
         configuration.afterInstallStep?(.downloaded)
-        let staging = try store.stage(file, as: release)
+        let staging = try store.stage(fetched.file, as: release)
+        if let list = fetched.chunkList { try store.keepChunkList(list, in: staging) }
         configuration.afterInstallStep?(.staged)
         if ModelUnpacker.needsUnpacking(release) {
             do {
@@ -160,9 +164,12 @@ public actor ModeldClient {
         state.launchHealth.apply(.installed)
         try store.save(state)
         configuration.afterInstallStep?(.activated)
+        bytesFetched[release.id] = fetched.bytesFetched
         // The model is installed and active; an event queue that cannot take the activation
         // event must not undo that (the event is telemetry, the install is the contract).
-        try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated"))
+        try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated", props: [
+            "bytes_fetched": .number(Double(fetched.bytesFetched)), "method": .string(fetched.method.rawValue),
+        ]))
         store.collectModels(keep: Set([release.id] + state.previous), downloading: Set(downloadsInFlight.keys))
         store.collectPartials(except: Set(downloadsInFlight.keys).subtracting([release.id]))
         return model

@@ -13,9 +13,11 @@ public struct Release: Codable, Sendable, Equatable {
     public var publishedAt: String?
     /// The device-class variant answered instead of the default file (SPEC §3.1).
     public var variant: String?
+    /// The file's chunk list (SPEC §14), when the server published one: what delta updates use.
+    public var chunks: ChunkListReference?
 
     enum CodingKeys: String, CodingKey {
-        case url, id, sha256, size, channel, label, variant
+        case url, id, sha256, size, channel, label, variant, chunks
         case sdkMin = "sdk_min", sdkMax = "sdk_max", publishedAt = "published_at"
     }
 
@@ -39,5 +41,6 @@ public struct Release: Codable, Sendable, Equatable {
         guard URL(string: url)?.scheme.map({ $0 == "http" || $0 == "https" }) == true else {
             throw ModeldClientError.verification("release \(id): url '\(url)' is not http(s)")
         }
+        try chunks?.validate(release: id)
     }
 }

@@ -28,6 +28,8 @@ public struct UpdateResult: Sendable, Equatable {
     /// The model in use afterwards (nil = the app's bundled base model).
     public let active: InstalledModel?
     public let catalog: Int64?
+    /// Body bytes fetched to install `active` when `status` is `updated` (SPEC §14), else 0.
+    public var bytesFetched: Int64 = 0
 }
 
 /// What ``ModeldClient/flushEvents()`` did.

@@ -22,7 +22,7 @@ struct UpdateCommand: AsyncParsableCommand {
     func run() async throws {
         try await root.report { client in
             let result = try await client.update()
-            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog)
+            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog, bytesFetched: result.bytesFetched)
         }
     }
 }

@@ -32,6 +32,8 @@ struct StateOutput {
     var release: Release?
     /// `status`: events queued and events dropped because the queue was full (SPEC §9.2).
     var events: (pending: Int, dropped: Int)?
+    /// `update`'s body bytes fetched (SPEC §14); absent from `check` and `status`.
+    var bytesFetched: Int64?
 
     /// `path`: the model file (null for a bundled model without a URL); `prepared`: what the app
     /// loads when it is not the file (an unpacked archive, a compiled Core ML model) or null.
@@ -51,6 +53,7 @@ struct StateOutput {
                 "reason": reason.map { $0 as Any } ?? NSNull(),
             ]
             if let events { object["events"] = ["pending": events.pending, "dropped": events.dropped] }
+            if let bytesFetched { object["bytes_fetched"] = bytesFetched }
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             Swift.print(String(decoding: data, as: UTF8.self))
             return

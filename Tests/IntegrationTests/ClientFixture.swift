@@ -70,6 +70,9 @@ final class ClientFixture {
         return records
     }
 
-    func modelRequests(_ id: String) -> [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") } }
+    /// Requests for release `id`'s file (not its `.chunks` list).
+    func modelRequests(_ id: String) -> [FaultProxy.Seen] {
+        proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") && !$0.target.hasSuffix(".chunks") }
+    }
     var latestRequests: [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/latest") } }
 }
