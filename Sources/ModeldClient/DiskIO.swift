@@ -41,7 +41,12 @@ enum DiskIO {
     }
 
     static func syncFile(_ fd: Int32, path: String) throws {
+        #if canImport(Darwin)
+        // Darwin's fsync leaves the data in the drive's cache; F_FULLFSYNC flushes it (SPEC §13.1).
+        guard fcntl(fd, F_FULLFSYNC) == 0 || fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(path): \(errorText())") }
+        #else
         guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(path): \(errorText())") }
+        #endif
     }
 
     /// Syncs a file's data and what reading it back needs (its size), not its times.
@@ -100,6 +105,14 @@ enum DiskIO {
 
     /// Bytes an unprivileged process may still write on the file system holding `url`.
     static func availableBytes(at url: URL) throws -> Int64 {
+        #if os(iOS) || os(macOS) || os(visionOS)
+        // What the system would free for a download the user asked for (purgeable caches
+        // included). tvOS and watchOS lack the key: statvfs there.
+        if let important = try? url.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey])
+            .volumeAvailableCapacityForImportantUsage {
+            return important
+        }
+        #endif
         var info = statvfs()
         guard statvfs(url.path, &info) == 0 else { throw ModeldClientError.io("statvfs \(url.path): \(errorText())") }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
