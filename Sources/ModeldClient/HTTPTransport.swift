@@ -48,17 +48,6 @@ extension HTTPTransport {
     }
 }
 
-/// The platform's transport. FoundationNetworking's URLSession cannot apply back-pressure to a
-/// data task (docs/decisions/client.md), so Linux uses libcurl.
-/// - Parameter idleTimeout: a request that receives nothing for this long fails.
-func makeHTTPTransport(idleTimeout: Int = 60) -> any HTTPTransport {
-    #if os(Linux)
-    CurlHTTPTransport(idleTimeout: idleTimeout)
-    #else
-    URLSessionTransport(idleTimeout: idleTimeout)
-    #endif
-}
-
 /// A small response read whole (update checks, event uploads, static JSON).
 struct HTTPAnswer: Sendable {
     let head: ResponseHead
