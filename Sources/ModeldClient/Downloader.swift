@@ -12,6 +12,8 @@ struct Downloader {
 
     let transport: any HTTPTransport
     let directory: URL
+    /// Sees `downloading` as bytes reach the disk, then `verifying`.
+    var progress: ProgressBroadcaster?
 
     /// Downloads (or resumes) `release` and returns the verified, fsynced file.
     func fetch(_ release: Release) async throws -> URL {
@@ -25,7 +27,7 @@ struct Downloader {
     }
 
     private func attempt(_ release: Release) async throws -> URL {
-        let partial = try PartialFile(release: release, directory: directory)
+        let partial = try PartialFile(release: release, directory: directory, progress: progress)
         defer { partial.close() }
         let remaining = release.size - partial.written
         let available = try DiskIO.availableBytes(at: directory)
@@ -73,6 +75,7 @@ final class PartialFile: ResponseSink {
     private static let pendingLimit = 1 << 20
     /// The offset of the last checkpoint handed to `syncer`.
     private var lastCheckpoint: Int64 = 0
+    private let progress: ProgressBroadcaster?
 
     static func discard(_ release: Release, in directory: URL) throws {
         for suffix in ["part", "json"] {
@@ -82,8 +85,9 @@ final class PartialFile: ResponseSink {
 
     /// Opens the partial, keeping only the prefix the checkpoint proves durable (an unsynced
     /// tail may hold garbage after a crash), and re-hashes that prefix.
-    init(release: Release, directory: URL) throws {
+    init(release: Release, directory: URL, progress: ProgressBroadcaster? = nil) throws {
         self.release = release
+        self.progress = progress
         partURL = directory.appendingPathComponent("\(release.id).part")
         partPath = partURL.path
         checkpointFile = CheckpointFile(release: release, directory: directory)
@@ -101,6 +105,7 @@ final class PartialFile: ResponseSink {
         written = offset
         lastCheckpoint = offset
         pending.reserveCapacity(Self.pendingLimit)
+        progress?.report(.downloading(bytes: offset, total: release.size))
     }
 
     /// Waits for the checkpoint in flight: the syncer must never fsync a closed (or reused) fd.
@@ -150,6 +155,7 @@ final class PartialFile: ResponseSink {
         hasher.update(pending)
         pending = []
         pending.reserveCapacity(Self.pendingLimit)
+        progress?.report(.downloading(bytes: written, total: release.size))
         if written - lastCheckpoint >= Downloader.checkpointInterval { try checkpoint() }
     }
 
@@ -174,6 +180,7 @@ final class PartialFile: ResponseSink {
     /// Size and SHA-256 against the release; the verified file is fsynced and its checkpoint removed.
     func finish() throws -> URL {
         try flush()
+        progress?.report(.verifying)
         try syncer.drain()
         guard written == release.size else {
             throw ModeldClientError.network("the transfer ended after \(written) of \(release.size) bytes")

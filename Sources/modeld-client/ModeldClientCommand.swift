@@ -27,8 +27,13 @@ struct ModeldClientCommand: AsyncParsableCommand {
     var trustKey: [String] = []
     @Flag(help: "Machine-readable JSON output (check, update, status).")
     var json = false
+    @Option(help: "Leave a release larger than this many bytes `available` instead of downloading it.")
+    var maxBytes: Int64?
+    @Option(help: "HTTP client: automatic (libcurl on Linux, URLSession elsewhere), urlSession, libcurl.")
+    var transport: TransportKind = .automatic
 
     func validate() throws {
+        if let maxBytes, maxBytes < 0 { throw ValidationError("--max-bytes must be ≥ 0, got \(maxBytes)") }
         guard (server == nil) != (staticURL == nil) else { throw ValidationError("give exactly one of --server URL and --static URL") }
         for url in [server, staticURL].compactMap({ $0 }) where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw ValidationError("URL must start with http:// or https://, got '\(url)'")
@@ -67,6 +72,8 @@ struct ModeldClientCommand: AsyncParsableCommand {
         }
         var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
                                                 channel: channel, clientID: clientId, trustedKeys: keys)
+        configuration.conditions.maxBytes = maxBytes
+        configuration.transport = transport
         configuration.afterInstallStep = try Self.crashHook()
         return configuration
     }
@@ -99,6 +106,8 @@ struct ModeldClientCommand: AsyncParsableCommand {
         if trustKey.isEmpty { printError("modeld-client: no --trust-key given: accepting unsigned answers") }
     }
 }
+
+extension TransportKind: ExpressibleByArgument {}
 
 /// A failure a user can act on: one line on stderr, exit 1 (or 2 for usage).
 struct CLIFailure: Error {
