@@ -50,14 +50,7 @@ import Testing
         let size = 16 << 20
         let published = try fx.publish(size: size)
         fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 2 << 20), times: 1))
-        let process = Process()
-        process.executableURL = TestBinaries.modeldClient
-        process.arguments = fx.clientArguments(["update"])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        let (process, exited) = try fx.startClient(["update"])
         let part = fx.cache.appendingPathComponent("partial/\(published.id).part").path
         func partSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: part))?[.size] as? Int) ?? 0 }
         let started = ModeldServer.eventually(within: 30) { partSize() >= 5 << 20 }
