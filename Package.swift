@@ -26,25 +26,30 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
-        // Pure shared vocabulary: calendar arithmetic and RFC 3339 instants; the strict JSON reader.
+        // Pure shared vocabulary: hex and base64 of bytes; calendar arithmetic and RFC 3339
+        // instants; the strict JSON reader and the one JSON string writer.
+        .target(name: "BinaryText"),
         .target(name: "CivilTime"),
-        .target(name: "JSONSupport"),
+        .target(name: "JSONSupport", dependencies: ["BinaryText"]),
+        // SPEC §2's durable writes (atomic replace, fsync of the directory, mkdir -p) for every
+        // writer of state, the client library included (Glibc or Darwin, nothing Linux-only).
+        .target(name: "DurableFiles", dependencies: ["BinaryText"]),
 
         // Pure HTTP/1.1 vocabulary: parser, serialiser, dates, ETags, ranges, preconditions, gzip.
-        .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime"]),
+        .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime", "JSONSupport"]),
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
         // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
-        .target(name: "ModeldSigning", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ModeldSigning", dependencies: ["BinaryText", .product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "CLinuxShims", "CivilTime", "Guardrails", "ModeldSigning",
+            "BinaryText", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
-            "CLinuxShims", "CivilTime", "JSONSupport",
+            "CLinuxShims", "CivilTime", "DurableFiles", "JSONSupport",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport", "HTMLPage"]),
@@ -57,17 +62,17 @@ let package = Package(
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
         // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
-        .target(name: "ObjectStorage", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ObjectStorage", dependencies: ["BinaryText", .product(name: "Crypto", package: "swift-crypto")]),
         // The S3 client: sends ObjectStorage requests through libcurl's SigV4 signer.
         .target(name: "ObjectStorageCurl", dependencies: [
-            "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
+            "BinaryText", "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
         .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
 
         // Composition root: configuration, routes, metrics, access log, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
+            "BinaryText", "DurableFiles", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -75,7 +80,7 @@ let package = Package(
         // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
         .executableTarget(name: "modelctl", dependencies: [
             "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CivilTime", "CCurl", "CurlTransport",
-            "CLinuxShims", "CZlib", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
+            "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -84,7 +89,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range. Apple builds are kept by scripts/checks/client-portability.sh.
         .target(name: "ModeldClient", dependencies: [
-            "ModeldSigning",
+            "BinaryText", "DurableFiles", "ModeldSigning",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -100,12 +105,14 @@ let package = Package(
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
+        .testTarget(name: "BinaryTextTests", dependencies: ["BinaryText"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
+        .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "JSONSupport"]),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
@@ -115,7 +122,7 @@ let package = Package(
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
             "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails",

@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// Output formats of `modelctl cost estimate` and `cost report`.
 public enum OutputFormat: String, CaseIterable, Sendable {
     case table, json, csv, html
@@ -23,7 +25,7 @@ public enum EstimateRenderer {
             "\"downloads\":\(i.downloads)", "\"size_bytes\":\(i.sizeBytes)", "\"installs\":\(i.installs)",
             "\"polls_per_day\":\(i.pollsPerDay)", "\"poll_bytes\":\(i.pollBytes)", "\"polls\":\(i.polls)",
             "\"egress_bytes\":\(e.traffic.bytes)", "\"requests\":\(e.traffic.requests)",
-            "\"free_tier\":\(i.freeTier)", "\"gb_unit\":\(jsonString(i.gbUnit.rawValue))", "\"period\":\"month\"",
+            "\"free_tier\":\(i.freeTier)", "\"gb_unit\":\(JSONString.quoted(i.gbUnit.rawValue))", "\"period\":\"month\"",
         ]
         return "{\"inputs\":{" + inputs.joined(separator: ",") + "},\"providers\":" + ProviderTable.json(e.providers) + "}\n"
     }
@@ -59,10 +61,10 @@ enum ProviderTable {
 
     static func jsonObject(_ c: ProviderCost) -> String {
         let fields = [
-            "\"id\":\(jsonString(c.id))", "\"name\":\(jsonString(c.name))",
+            "\"id\":\(JSONString.quoted(c.id))", "\"name\":\(JSONString.quoted(c.name))",
             "\"egress_gb\":\(FixedPoint.trimmed(c.egressGB(places: 6)))", "\"gb_bytes\":\(c.bytesPerGB)",
             "\"egress_usd\":\(c.egress)", "\"requests_usd\":\(c.requests)", "\"fixed_usd\":\(c.fixed)",
-            "\"total_usd\":\(c.total)", "\"verified\":\(c.verified)", "\"as_of\":\(jsonString(c.asOf))",
+            "\"total_usd\":\(c.total)", "\"verified\":\(c.verified)", "\"as_of\":\(JSONString.quoted(c.asOf))",
         ]
         return "{" + fields.joined(separator: ",") + "}"
     }

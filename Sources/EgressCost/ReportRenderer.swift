@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// Renders a `ReportSummary` as text, JSON or CSV (HTML in ReportRenderer+HTML.swift).
 public enum ReportRenderer {
     public static func table(_ r: ReportSummary) -> String {
@@ -23,9 +25,9 @@ public enum ReportRenderer {
     }
 
     public static func json(_ r: ReportSummary) -> String {
-        func optional(_ s: String?) -> String { s.map(jsonString) ?? "null" }
+        func optional(_ s: String?) -> String { s.map(JSONString.quoted) ?? "null" }
         func rows(_ rows: [ReportSummary.Row], key: String) -> String {
-            "[" + rows.map { "{\(jsonString(key)):\(jsonString($0.key)),\"bytes\":\($0.traffic.bytes),\"requests\":\($0.traffic.requests)}" }
+            "[" + rows.map { "{\(JSONString.quoted(key)):\(JSONString.quoted($0.key)),\"bytes\":\($0.traffic.bytes),\"requests\":\($0.traffic.requests)}" }
                 .joined(separator: ",") + "]"
         }
         let parts = [
@@ -36,7 +38,7 @@ public enum ReportRenderer {
             "\"by_route\":" + rows(r.byRoute, key: "route"),
             "\"not_modified\":{\"count\":\(r.notModified),\"bytes_saved\":\(r.bytesSaved),\"unknown_size\":\(r.notModifiedUnknownSize)}",
             "\"range_resumes\":{\"count\":\(r.rangeResumes.requests),\"bytes\":\(r.rangeResumes.bytes)}",
-            "\"free_tier\":\(r.freeTier)", "\"gb_unit\":\(jsonString(r.gbUnit.rawValue))",
+            "\"free_tier\":\(r.freeTier)", "\"gb_unit\":\(JSONString.quoted(r.gbUnit.rawValue))",
             "\"providers\":" + ProviderTable.json(r.cost),
             "\"projection\":{\"monthly_bytes\":\(r.projection.bytes),\"monthly_requests\":\(r.projection.requests),\"providers\":\(ProviderTable.json(r.projectedCost))}",
         ]

@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// A validated batch (SPEC §4.2): the body bytes plus where each event object lies in them.
 public struct EventBatch: Sendable {
     public let batchID: String
@@ -51,23 +53,8 @@ public struct EventBatch: Sendable {
     }
 }
 
-/// Appends `s` as a JSON string literal (or `null`), escaping what RFC 8259 requires.
+/// Appends `s` as a JSON string literal, or `null`.
 func appendJSONString(_ s: String?, to out: inout [UInt8]) {
     guard let s else { out.append(contentsOf: "null".utf8); return }
-    out.append(UInt8(ascii: "\""))
-    for c in s.utf8 {
-        switch c {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(c)
-        case 0x0A: out.append(contentsOf: "\\n".utf8)
-        case 0x0D: out.append(contentsOf: "\\r".utf8)
-        case 0x09: out.append(contentsOf: "\\t".utf8)
-        case ..<0x20:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            out.append(contentsOf: "\\u00".utf8)
-            out.append(hex[Int(c >> 4)])
-            out.append(hex[Int(c & 0xF)])
-        default: out.append(c)
-        }
-    }
-    out.append(UInt8(ascii: "\""))
+    JSONString.append(s, to: &out)
 }

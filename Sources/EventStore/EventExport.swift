@@ -1,3 +1,5 @@
+import DurableFiles
+
 /// Reads the committed lines (`SegmentReader`) of every instance's segments in a time range,
 /// dropping repeated batches: the read-side dedup guarantee across replicas (SPEC §5).
 ///
@@ -43,7 +45,7 @@ public struct EventExport {
         var seen = Set<DedupKey>()
         for day in SegmentLayout.days(in: directory) where inRange(day[...]) {
             let dir = "\(directory)/\(day)"
-            for name in (POSIX.listDirectory(dir) ?? []).filter({ $0.hasSuffix(".jsonl") }).sorted() {
+            for name in (DurableFile.entries(of: dir) ?? []).filter({ $0.hasSuffix(".jsonl") }).sorted() {
                 summary.segments += 1
                 var previous: DedupKey?
                 var skipping = false

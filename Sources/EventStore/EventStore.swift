@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ public final class EventStore: Sendable {
     public init(config: EventStoreConfig) throws(EventStoreOpenError) {
         guard SegmentLayout.isValidInstance(config.instance) else { throw .invalidInstance(config.instance) }
         let layout = SegmentLayout(root: config.directory, instance: config.instance)
-        do { try POSIX.makeDirectories(config.directory) } catch { throw .io(error.description) }
+        do { try DurableFile.makeDirectories(config.directory) } catch { throw .io(error.description) }
         let fd = open(layout.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .io(IOFailure(path: layout.lockPath, operation: "open", code: errno).description) }
         // flock, not fcntl: it conflicts between two opens in one process too, so tests see the refusal.

@@ -1,3 +1,5 @@
+import DurableFiles
+
 /// Where segments live (SPEC §5): `<root>/<YYYY-MM-DD>/<instance>-<NNNNNN>.jsonl`, the lock at
 /// `<root>/<instance>.lock`, each sealed segment's index beside it as `<segment>.idx`.
 /// NNNNNN grows per instance across days, so a segment name is unique without its day.
@@ -24,7 +26,7 @@ struct SegmentLayout {
 
     /// Day directories under `root`, oldest first.
     static func days(in root: String) -> [String] {
-        (POSIX.listDirectory(root) ?? []).filter { Timestamp.parseDay($0) != nil }.sorted()
+        (DurableFile.entries(of: root) ?? []).filter { Timestamp.parseDay($0) != nil }.sorted()
     }
 
     /// Instance ids end up in file names: keep them to a portable, path-safe alphabet.

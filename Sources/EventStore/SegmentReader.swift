@@ -1,3 +1,4 @@
+import DurableFiles
 import JSONSupport
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,18 +20,18 @@ enum SegmentRecovery {
         let oldest = now - dedup.windowMillis
         for day in SegmentLayout.days(in: layout.root) {
             let dir = layout.dayDirectory(day)
-            let names = Set(POSIX.listDirectory(dir) ?? [])
+            let names = Set(DurableFile.entries(of: dir) ?? [])
             for name in names {
                 if let number = layout.ownSegmentNumber(name) {
                     next = max(next, number + 1)
                     if !names.contains(name + ".idx") {
-                        if try seal(path: "\(dir)/\(name)", directory: dir) { repaired.append("\(dir)/\(name)") }
+                        if try seal(path: "\(dir)/\(name)") { repaired.append("\(dir)/\(name)") }
                     }
                 }
             }
             // Segment indexes newer than the window's start (re-listed: sealing just added some).
             guard let dayStart = Timestamp.parseDay(day), dayStart + 86_400_000 > oldest else { continue }
-            for name in POSIX.listDirectory(dir) ?? [] where name.hasSuffix(".jsonl.idx") {
+            for name in DurableFile.entries(of: dir) ?? [] where name.hasSuffix(".jsonl.idx") {
                 guard let index = SegmentIndexFile.read("\(dir)/\(name)"), index.maxMillis >= oldest else { continue }
                 for key in index.keys { dedup.insert(key, at: index.maxMillis) }
             }
@@ -41,7 +42,7 @@ enum SegmentRecovery {
     /// Cuts the segment back to its last commit record (a torn line, and whole lines of a group
     /// whose write a crash interrupted: never acknowledged), then writes the index from the
     /// committed lines. Returns whether the file had to be cut.
-    private static func seal(path: String, directory: String) throws(IOFailure) -> Bool {
+    private static func seal(path: String) throws(IOFailure) -> Bool {
         var keys: [DedupKey] = []
         var seen = Set<DedupKey>()
         var minMillis = Int64.max, maxMillis = Int64.min
@@ -73,7 +74,7 @@ enum SegmentRecovery {
         }
         if keys.isEmpty { minMillis = 0; maxMillis = 0 }
         let index = SegmentIndexFile(keys: keys, minMillis: minMillis, maxMillis: maxMillis)
-        try POSIX.writeAtomically(index.encoded(), to: path + ".idx", directory: directory)
+        try DurableFile.replace(path + ".idx", with: index.encoded())
         return cut
     }
 }

@@ -1,3 +1,4 @@
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,7 +86,7 @@ final class SegmentWriter {
         close(open.fd)
         guard !open.keys.isEmpty else { unlink(open.path); return }
         let index = SegmentIndexFile(keys: open.keys, minMillis: open.minMillis, maxMillis: open.maxMillis)
-        try? POSIX.writeAtomically(index.encoded(), to: open.path + ".idx", directory: layout.dayDirectory(open.day))
+        try? DurableFile.replace(open.path + ".idx", with: index.encoded())
     }
 
     private func abandon() {
@@ -102,7 +103,7 @@ final class SegmentWriter {
 
     private func openSegment(day: String) throws(IOFailure) -> Open {
         let dir = layout.dayDirectory(day)
-        if try POSIX.makeDirectories(dir) { try POSIX.fsyncDirectory(layout.root) }
+        if try DurableFile.makeDirectories(dir) { try DurableFile.syncDirectory(layout.root) }
         while true {
             let path = layout.segmentPath(day: day, number: nextNumber)
             nextNumber += 1
@@ -112,7 +113,7 @@ final class SegmentWriter {
                 throw IOFailure(path: path, operation: "create", code: errno)
             }
             do throws(IOFailure) {
-                try POSIX.fsyncDirectory(dir)
+                try DurableFile.syncDirectory(dir)
                 // Durable with the first group's fdatasync; until then the segment has no commit.
                 if let e = CommitRecord.openingBytes.withUnsafeBytes({ POSIX.writeAll(fd, $0, io: io) }) {
                     throw IOFailure(path: path, operation: "write", code: e)

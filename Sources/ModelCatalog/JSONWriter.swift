@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// A tiny JSON writer into a byte buffer: key order is the order of calls, strings are escaped
 /// per RFC 8259 (quote, backslash, control characters; `/` and non-ASCII pass through as UTF-8).
 /// Used for the pre-serialised `/latest` bodies and the catalog file, where JSONEncoder's key
@@ -18,12 +20,12 @@ public struct JSONWriter: Sendable {
     /// Writes `"key":`; the next call writes its value.
     public mutating func key(_ key: String) {
         valuePrefix()
-        Self.appendString(key, to: &bytes)
+        JSONString.append(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         pendingKey = true
     }
 
-    public mutating func string(_ value: String) { valuePrefix(); Self.appendString(value, to: &bytes) }
+    public mutating func string(_ value: String) { valuePrefix(); JSONString.append(value, to: &bytes) }
     public mutating func int(_ value: Int64) { valuePrefix(); bytes += Array(String(value).utf8) }
     public mutating func int(_ value: Int) { int(Int64(value)) }
     public mutating func bool(_ value: Bool) { valuePrefix(); bytes += Array((value ? "true" : "false").utf8) }
@@ -46,25 +48,5 @@ public struct JSONWriter: Sendable {
         if pendingKey { pendingKey = false; return }
         guard !needsComma.isEmpty else { return }
         if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) } else { needsComma[needsComma.count - 1] = true }
-    }
-
-    static func appendString(_ s: String, to out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0..<0x20:
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(c >> 4)], hex[Int(c & 0xF)]]
-            default: out.append(c)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

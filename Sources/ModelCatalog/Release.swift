@@ -1,3 +1,4 @@
+import BinaryText
 import Guardrails
 
 /// One published model (SPEC §3). A value: the catalog is an array of these.
@@ -43,7 +44,7 @@ public struct Release: Hashable, Sendable {
     ) throws(CatalogError) {
         try Release.validateID(id)
         try Release.validateExt(ext)
-        guard Release.isLowerHex(sha256, count: 64) else { throw .invalid("sha256", "must be 64 lowercase hex digits") }
+        guard Hex.isLowercase(sha256, bytes: 32) else { throw .invalid("sha256", "must be 64 lowercase hex digits") }
         guard size >= 0 else { throw .invalid("size", "must not be negative") }
         guard seq > 0 else { throw .invalid("seq", "must be positive") }
         try Release.validateChannel(channel)
@@ -138,7 +139,7 @@ extension Release {
             if i == 8 || i == 13 || i == 18 || i == 23 {
                 guard c == UInt8(ascii: "-") else { throw .invalid("id", "must be a UUID (8-4-4-4-12 hex digits)") }
             } else {
-                guard isHexDigit(c, allowUpper: true) else { throw .invalid("id", "must be a UUID (8-4-4-4-12 hex digits)") }
+                guard Hex.isLowercaseDigit(c) || (0x41...0x46).contains(c) else { throw .invalid("id", "must be a UUID (8-4-4-4-12 hex digits)") }
             }
         }
     }
@@ -213,29 +214,17 @@ extension Release {
         return (minV, maxV)
     }
 
-    static func isHexDigit(_ c: UInt8, allowUpper: Bool) -> Bool {
-        (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
-            || (allowUpper && c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
-    }
-
-    static func isLowerHex(_ s: String, count: Int) -> Bool {
-        let b = s.utf8
-        return b.count == count && b.allSatisfy { isHexDigit($0, allowUpper: false) }
-    }
-
     /// A fresh random RFC 9562 version-4 UUID, lowercase.
     public static func newID() -> String {
         var g = SystemRandomNumberGenerator()
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(36)
-        for (i, byte) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0x0F)])
+        for (start, end) in [(0, 4), (4, 6), (6, 8), (8, 10), (10, 16)] {
+            if start > 0 { out.append(UInt8(ascii: "-")) }
+            Hex.append(bytes[start..<end], to: &out)
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -1,3 +1,4 @@
+import BinaryText
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +28,7 @@ public final class UploadWriter: @unchecked Sendable {
         try FileIO.makeDirectory(modelsDirectory)
         let tmp = modelsDirectory + "/.tmp"
         try FileIO.makeDirectory(tmp)
-        path = "\(tmp)/\(instance)-\(FileIO.randomHex(bytes: 8))"
+        path = "\(tmp)/\(instance)-\(Hex.random(bytes: 8))"
         fd = try FileIO.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
     }
 
@@ -65,10 +66,10 @@ public final class UploadWriter: @unchecked Sendable {
         }
         close(fd)
         done = true
-        let actual = UploadWriter.hex(hasher.finalize())
+        let actual = Hex.encode(hasher.finalize())
         if let expectedSHA256 {
             let expected = expectedSHA256.lowercased()
-            guard Release.isLowerHex(expected, count: 64) else {
+            guard Hex.isLowercase(expected, bytes: 32) else {
                 unlink(path)
                 throw .invalid("sha256", "X-Model-SHA256 must be 64 hex digits")
             }
@@ -93,16 +94,5 @@ public final class UploadWriter: @unchecked Sendable {
               instance.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
             throw .invalid("instance_id", "must be printable ASCII without / or spaces")
         }
-    }
-
-    static func hex(_ digest: SHA256.Digest) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for b in digest {
-            out.append(hex[Int(b >> 4)])
-            out.append(hex[Int(b & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

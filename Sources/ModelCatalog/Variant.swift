@@ -1,3 +1,5 @@
+import BinaryText
+
 /// A device-class file of a release (SPEC §3.1): its own immutable UUID file, answered instead
 /// of the release's when its requirements hold. A removed variant stays listed (with
 /// `removed_at`) until garbage collection deletes its file, so downloads in progress finish and
@@ -26,7 +28,7 @@ public struct Variant: Hashable, Sendable {
         try Variant.validateName(name)
         try Release.validateID(fileID)
         try Release.validateExt(ext)
-        guard Release.isLowerHex(sha256, count: 64) else { throw .invalid("sha256", "must be 64 lowercase hex digits") }
+        guard Hex.isLowercase(sha256, bytes: 32) else { throw .invalid("sha256", "must be 64 lowercase hex digits") }
         guard size >= 0 else { throw .invalid("size", "must not be negative") }
         self.name = name
         self.fileID = fileID

@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 #if os(Linux)
 import CLinuxShims
@@ -13,40 +14,16 @@ import Darwin
 enum DiskIO {
     /// Replaces `url` with `data` atomically and durably.
     static func atomicWrite(_ data: Data, to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
-        let temp = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let fd = open(temp.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ModeldClientError.io("cannot create \(temp.path): \(errorText())") }
-        do {
-            try writeAll(fd, data, path: temp.path)
-            try syncFile(fd, path: temp.path)
-            close(fd)
-        } catch {
-            close(fd)
-            unlink(temp.path)
-            throw error
-        }
-        do { try moveDurably(temp, to: url) } catch {
-            unlink(temp.path)
-            throw error
-        }
+        try mapped { () throws(IOFailure) in try DurableFile.replace(url.path, with: [UInt8](data)) }
     }
 
     /// Renames `from` over `to` and makes the change durable.
     static func moveDurably(_ from: URL, to: URL) throws {
-        guard rename(from.path, to.path) == 0 else {
-            throw ModeldClientError.io("rename \(from.path) → \(to.path): \(errorText())")
-        }
-        try fsyncDirectory(to.deletingLastPathComponent())
+        try mapped { () throws(IOFailure) in try DurableFile.rename(from.path, to: to.path) }
     }
 
     static func syncFile(_ fd: Int32, path: String) throws {
-        #if canImport(Darwin)
-        // Darwin's fsync leaves the data in the drive's cache; F_FULLFSYNC flushes it (SPEC §13.1).
-        guard fcntl(fd, F_FULLFSYNC) == 0 || fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(path): \(errorText())") }
-        #else
-        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(path): \(errorText())") }
-        #endif
+        try mapped { () throws(IOFailure) in try DurableFile.sync(fd, path: path) }
     }
 
     /// Syncs a file's data and what reading it back needs (its size), not its times.
@@ -68,24 +45,15 @@ enum DiskIO {
     }
 
     static func fsyncDirectory(_ url: URL) throws {
-        let fd = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
-        defer { close(fd) }
-        try syncFile(fd, path: url.path)
+        try mapped { () throws(IOFailure) in try DurableFile.syncDirectory(url.path) }
     }
 
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws {
-        try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
+        try mapped { () throws(IOFailure) in try DurableFile.writeAll(fd, [UInt8](data), path: path) }
     }
 
     static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer, path: String) throws {
-        var offset = 0
-        while offset < raw.count {
-            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw ModeldClientError.io("write \(path): \(errorText())") }
-            offset += n
-        }
+        try mapped { () throws(IOFailure) in try DurableFile.writeAll(fd, raw, path: path) }
     }
 
     /// Appends one line and makes it durable before returning. A torn last line (a crash during
@@ -133,4 +101,9 @@ enum DiskIO {
     static func closeFile(_ fd: Int32) { _ = close(fd) }
 
     static func errorText() -> String { String(cString: strerror(errno)) }
+
+    /// DurableFiles' failures in the client's error vocabulary.
+    private static func mapped(_ body: () throws(IOFailure) -> Void) throws(ModeldClientError) {
+        do { try body() } catch { throw ModeldClientError.io(error.description) }
+    }
 }

@@ -1,3 +1,4 @@
+import BinaryText
 import Foundation
 
 /// Streams a release's file into `partial/<id>.part` and proves it is the signed one (SPEC §13):
@@ -185,7 +186,7 @@ final class PartialFile: ResponseSink {
         guard written == release.size else {
             throw ModeldClientError.network("the transfer ended after \(written) of \(release.size) bytes")
         }
-        let digest = Digest.hex(hasher.finalize())
+        let digest = Hex.encode(hasher.finalize())
         guard digest == release.sha256 else {
             throw ModeldClientError.verification("SHA-256 of the download is \(digest), the release says \(release.sha256)")
         }

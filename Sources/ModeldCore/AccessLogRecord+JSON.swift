@@ -1,6 +1,7 @@
 // Hand-rolled JSON serialisation of a record: one object and a newline, appended to a reused
 // byte buffer (no JSONEncoder or formatter per record).
 import CivilTime
+import JSONSupport
 
 extension AccessLogRecord {
     /// Appends `{"ts":…,…,"instance":…}\n`. Optional fields are left out when nil.
@@ -38,41 +39,12 @@ extension AccessLogRecord {
         out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// A JSON string literal (RFC 8259 §7) of `text` up to the first `stop` byte: quote,
-    /// backslash and control characters escaped. Over the contiguous UTF-8 with a bulk copy of
-    /// the common all-plain case: the writer serialises every request.
+    /// A JSON string literal of `text` up to the first `stop` byte (the path without its query).
     static func appendString(_ text: String, to out: inout [UInt8], stoppingAt stop: UInt8? = nil) {
         var text = text
         text.withUTF8 { all in
             let end = stop.flatMap { s in all.firstIndex(of: s) } ?? all.count
-            let bytes = UnsafeBufferPointer(rebasing: all[..<end])
-            out.append(UInt8(ascii: "\""))
-            if !bytes.contains(where: needsEscape) {
-                out.append(contentsOf: bytes)
-            } else {
-                for byte in bytes { appendEscaped(byte, to: &out) }
-            }
-            out.append(UInt8(ascii: "\""))
-        }
-    }
-
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-    }
-
-    private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-        case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-        case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-        case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-        case 0..<0x20, 0x7F:
-            appendLiteral("\\u00", to: &out)
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0F)])
-        default: out.append(byte)
+            JSONString.append(utf8: UnsafeBufferPointer(rebasing: all[..<end]), to: &out)
         }
     }
 

@@ -1,3 +1,4 @@
+import BinaryText
 import Guardrails
 import HTTPServer
 import HTTPWire
@@ -153,7 +154,7 @@ struct AdminResponder: Sendable {
             return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))").labelled(Self.label))
         }
         let headerSHA = head.headers["X-Model-SHA256"]
-        if let headerSHA, !Self.isSHA256Hex(headerSHA) {
+        if let headerSHA, !Hex.isLowercase(headerSHA, bytes: 32) {
             return .respond(Response.error(400, "invalid_parameter", "X-Model-SHA256 must be 64 lowercase hex digits").labelled(Self.label))
         }
         let writer: UploadWriter
@@ -258,7 +259,4 @@ struct AdminResponder: Sendable {
         return r.labelled(label)
     }
 
-    private static func isSHA256Hex(_ s: String) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-    }
 }

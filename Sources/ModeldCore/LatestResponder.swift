@@ -122,8 +122,7 @@ struct LatestResponder: Sendable {
         let gzip = AcceptEncoding.allowsGzip(head.headers["Accept-Encoding"])
         let etag = gzip ? body.gzipETag : body.identityETag
         var headers: HTTPFields = ["ETag": etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
-        if let inm = head.headers["If-None-Match"], let list = EntityTagList.parse(inm),
-           let tag = EntityTag.parse(etag), list.matches(tag, weakComparison: true) {
+        if GeneratedBodyETag.isNotModified(head, etag: etag) {
             var r = Response(status: 304, headers: headers, label: RequestLabel(route: .latest))
             r.sign(body.stamp)
             return r

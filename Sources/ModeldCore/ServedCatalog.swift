@@ -1,4 +1,4 @@
-import Crypto
+import BinaryText
 import HTTPServer
 import HTTPWire
 import ModelCatalog
@@ -91,17 +91,7 @@ final class ServedCatalog: Sendable {
     /// Both encodings with their own strong ETags (SPEC §4.1: the gzip body has a different one).
     static func prepare(_ body: [UInt8]) -> LatestBody {
         let gzip = Gzip.compress(body)
-        return LatestBody(identity: body, identityETag: strongETag(body), gzip: gzip, gzipETag: strongETag(gzip))
-    }
-
-    private static func strongETag(_ bytes: [UInt8]) -> String {
-        let digest = SHA256.hash(data: bytes)
-        return "\"" + digest.prefix(16).map { hex2($0) }.joined() + "\""
-    }
-
-    private static func hex2(_ b: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(b >> 4)], digits[Int(b & 15)]])
+        return LatestBody(identity: body, identityETag: GeneratedBodyETag.of(body), gzip: gzip, gzipETag: GeneratedBodyETag.of(gzip))
     }
 
     /// Model files never change: a year of immutable caching, the digest as ETag and Repr-Digest.
@@ -113,34 +103,10 @@ final class ServedCatalog: Sendable {
             contentType: contentType,
             headers: [
                 ("Cache-Control", "public, max-age=31536000, immutable"),
-                ("Repr-Digest", "sha-256=:\(base64(hexToBytes(sha256))):"),
+                ("Repr-Digest", "sha-256=:\(Base64.encode(Hex.decode(sha256) ?? [])):"),
             ])
     }
 
-    private static func hexToBytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var high: UInt8?
-        for c in hex.utf8 {
-            let v: UInt8 = c <= 57 ? c - 48 : (c | 0x20) - 87
-            if let h = high { out.append(h << 4 | v); high = nil } else { high = v }
-        }
-        return out
-    }
-
-    private static func base64(_ bytes: [UInt8]) -> String {
-        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        var out = ""
-        var i = 0
-        while i < bytes.count {
-            let n = min(3, bytes.count - i)
-            let b0 = UInt32(bytes[i]), b1 = n > 1 ? UInt32(bytes[i + 1]) : 0, b2 = n > 2 ? UInt32(bytes[i + 2]) : 0
-            let v = b0 << 16 | b1 << 8 | b2
-            out.append(table[Int(v >> 18 & 63)]); out.append(table[Int(v >> 12 & 63)])
-            out.append(n > 1 ? table[Int(v >> 6 & 63)] : "="); out.append(n > 2 ? table[Int(v & 63)] : "=")
-            i += 3
-        }
-        return out
-    }
 }
 
 /// The catalog version in force; swapped whole by the watcher, SIGHUP or a publish.

@@ -1,4 +1,3 @@
-import Crypto
 import HTTPServer
 import HTTPWire
 import ModelCatalog
@@ -40,10 +39,9 @@ struct SignedMetadataResponder: Sendable {
         guard let bytes = Self.read(modelsDir + "/" + file) else {
             return Response.error(404, "not_found", "\(file) has not been written (no signing key configured?)").labelled(label)
         }
-        let etag = "\"" + Hex.encode(SHA256.hash(data: bytes).prefix(16)) + "\""
+        let etag = GeneratedBodyETag.of(bytes)
         let headers: HTTPFields = ["ETag": etag, "Cache-Control": cacheControl]
-        if let inm = head.headers["If-None-Match"], let list = EntityTagList.parse(inm),
-           let tag = EntityTag.parse(etag), list.matches(tag, weakComparison: true) {
+        if GeneratedBodyETag.isNotModified(head, etag: etag) {
             return Response(status: 304, headers: headers, label: label)
         }
         var r = Response(headers: headers, body: bytes, label: label)

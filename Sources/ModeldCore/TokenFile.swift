@@ -1,5 +1,7 @@
 // The admin token file (SPEC §8): read at start-up, or created with a random token when it does
 // not exist. The caller logs the path, never the token.
+import BinaryText
+import DurableFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,7 +30,7 @@ public enum TokenFile {
             guard errno == EEXIST, let existing = try readToken(path) else { throw TokenFileError(path: path, errno: errno, doing: "create") }
             return Loaded(token: existing, created: false)
         }
-        syncDirectory(of: path)
+        do { try DurableFile.syncDirectory(DurableFile.directory(of: path)) } catch { throw TokenFileError(error) }
         return Loaded(token: token, created: true)
     }
 
@@ -45,8 +47,7 @@ public enum TokenFile {
             guard n > 0 else { throw TokenFileError(path: "/dev/urandom", errno: errno, doing: "read") }
             filled += n
         }
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self)
+        return Hex.encode(bytes)
     }
 
     /// nil when the file does not exist.
@@ -76,37 +77,18 @@ public enum TokenFile {
 
     private static func writeNew(_ path: String, contents: String) throws(TokenFileError) {
         unlink(path)  // a leftover from a crashed earlier attempt by a process with our pid
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw TokenFileError(path: path, errno: errno, doing: "create") }
-        defer { close(fd) }
-        let bytes = Array(contents.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw TokenFileError(path: path, errno: errno, doing: "write") }
-            written += n
+        do {
+            let fd = try DurableFile.open(path, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)
+            defer { close(fd) }
+            try DurableFile.writeAll(fd, Array(contents.utf8), path: path)
+            try DurableFile.sync(fd, path: path)
+        } catch {
+            throw TokenFileError(error)
         }
-        guard fsync(fd) == 0 else { throw TokenFileError(path: path, errno: errno, doing: "fsync") }
     }
 
     private static func createParentDirectories(of path: String) throws(TokenFileError) {
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for component in path.split(separator: "/").dropLast() {
-            prefix += component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw TokenFileError(path: prefix, errno: errno, doing: "create directory")
-            }
-            prefix += "/"
-        }
-    }
-
-    private static func syncDirectory(of path: String) {
-        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let fd = open(directory.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+        do { try DurableFile.makeDirectories(DurableFile.directory(of: path)) } catch { throw TokenFileError(error) }
     }
 }
 
@@ -121,6 +103,10 @@ public struct TokenFileError: Error, Sendable, Equatable, CustomStringConvertibl
 
     init(path: String, errno code: Int32, doing action: String) {
         self.init(path: path, reason: "cannot \(action): \(String(cString: strerror(code)))")
+    }
+
+    init(_ failure: IOFailure) {
+        self.init(path: failure.path, errno: failure.code, doing: failure.operation)
     }
 
     public var description: String { "admin token file \(path): \(reason)" }

@@ -1,3 +1,4 @@
+import BinaryText
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -53,23 +54,5 @@ public struct SignatureBase: Sendable, Equatable {
     /// True when `body` is the body this base describes.
     public func describes(_ body: [UInt8]) -> Bool {
         body.count == size && Hex.encode(SHA256.hash(data: body)) == sha256
-    }
-}
-
-/// Lowercase hex, the only form the signature base uses.
-public enum Hex {
-    public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Lowercase hex of exactly `count` bytes, or nil.
-    public static func isLowercase(_ text: String, bytes count: Int) -> Bool {
-        text.utf8.count == count * 2 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

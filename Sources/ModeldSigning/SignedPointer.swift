@@ -1,3 +1,4 @@
+import BinaryText
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

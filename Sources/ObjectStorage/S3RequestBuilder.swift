@@ -1,3 +1,4 @@
+import BinaryText
 import Crypto
 
 /// What a stored object carries besides its bytes; sent on PutObject and CreateMultipartUpload.
@@ -102,19 +103,8 @@ public struct S3RequestBuilder: Sendable {
         return request("GET", key: nil, query: query, operation: "ListMultipartUploads")
     }
 
-    public static func sha256Hex(_ bytes: [UInt8]) -> String { hex(SHA256.hash(data: bytes)) }
+    public static func sha256Hex(_ bytes: [UInt8]) -> String { Hex.encode(SHA256.hash(data: bytes)) }
 
-    /// Lowercase hex, as `x-amz-content-sha256` and `x-amz-meta-sha256` carry digests.
-    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        var out = ""
-        for byte in bytes {
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0xF)])
-        }
-        return out
-    }
-
-    private static let hexDigits = Array("0123456789abcdef")
 
     private func request(_ method: String, key: String?, query: [(name: String, value: String)] = [],
                          headers: [(name: String, value: String)] = [], body: S3Request.Body = .none,

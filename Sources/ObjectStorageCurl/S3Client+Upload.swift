@@ -1,3 +1,4 @@
+import BinaryText
 import Crypto
 import CurlTransport
 import Glibc
@@ -57,6 +58,6 @@ extension S3Client {
             if count == 0 { break }
             buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
         }
-        return S3RequestBuilder.hex(hasher.finalize())
+        return Hex.encode(hasher.finalize())
     }
 }

@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 import ModelMirror
 import ObjectStorage
@@ -34,10 +35,10 @@ struct MirrorJournal {
 
     func save(_ schedule: DeletionSchedule) throws(CLIFailure) {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try JSONEncoder().encode(schedule).write(to: URL(fileURLWithPath: schedulePath), options: .atomic)
+            try DurableFile.makeDirectories(directory)
+            try DurableFile.replace(schedulePath, with: [UInt8](JSONEncoder().encode(schedule)))
         } catch {
-            throw CLIFailure("cannot write \(schedulePath): \(error.localizedDescription)")
+            throw CLIFailure("cannot write \(schedulePath): \(error)")
         }
     }
 
@@ -47,13 +48,13 @@ struct MirrorJournal {
         return entry
     }
 
-    /// Written atomically (temp file + rename): a crash leaves the old entry or the new one.
+    /// Written durably (SPEC §2 atomic replace): a crash leaves the old entry or the new one.
     func record(_ entry: Entry) throws(CLIFailure) {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try JSONEncoder().encode(entry).write(to: URL(fileURLWithPath: path(for: entry.key)), options: .atomic)
+            try DurableFile.makeDirectories(directory)
+            try DurableFile.replace(path(for: entry.key), with: [UInt8](JSONEncoder().encode(entry)))
         } catch {
-            throw CLIFailure("cannot write the mirror journal in \(directory): \(error.localizedDescription)")
+            throw CLIFailure("cannot write the mirror journal in \(directory): \(error)")
         }
     }
 

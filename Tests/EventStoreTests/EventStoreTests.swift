@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import DurableFiles
 @testable import EventStore
 import Synchronization
 import Testing
@@ -287,7 +288,7 @@ final class Results: Sendable {
         guard case .unavailable(let message) = failed else { Issue.record("expected unavailable, got \(failed)"); return }
         #expect(message.hasPrefix("\(call) \(first): "))
         #expect(fileSize(first) == committed)
-        #expect(POSIX.fileExists(first + ".idx"))
+        #expect(DurableFile.exists(first + ".idx"))
         faults.set(call, nil)
         // The failed batch was not remembered: its retry is stored, in a new segment.
         #expect(store.submitAndWait(try parseBatch(batchBody(id: "b", count: 2)), sdk: nil) == .accepted(2))

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DurableFiles
 @testable import EventStore
 import JSONSupport
 import Testing
@@ -12,7 +13,7 @@ import Testing
     }
 
     static func writeSegment(_ root: String, day: String, name: String, _ lines: [String]) {
-        _ = try? POSIX.makeDirectories("\(root)/\(day)")
+        _ = try? DurableFile.makeDirectories("\(root)/\(day)")
         let fd = open("\(root)/\(day)/\(name)", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         _ = Array(lines.joined().utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)

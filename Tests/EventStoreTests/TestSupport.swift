@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DurableFiles
 @testable import EventStore
 
 /// A fresh directory under /tmp, removed by the caller with `removeTree`.
@@ -33,7 +34,7 @@ func parseBatch(_ body: [UInt8], query: String? = nil, max: Int = 1000) throws(E
 func allLines(_ root: String) throws -> [String] {
     var lines: [String] = []
     for day in SegmentLayout.days(in: root) {
-        for name in (POSIX.listDirectory("\(root)/\(day)") ?? []).filter({ $0.hasSuffix(".jsonl") }).sorted() {
+        for name in (DurableFile.entries(of: "\(root)/\(day)") ?? []).filter({ $0.hasSuffix(".jsonl") }).sorted() {
             _ = try SegmentReader(path: "\(root)/\(day)/\(name)").forEachCommittedLine { lines.append(String(decoding: $0, as: UTF8.self)) }
         }
     }
@@ -43,7 +44,7 @@ func allLines(_ root: String) throws -> [String] {
 /// Paths of the files under `root` whose names end with `suffix`.
 func files(_ root: String, suffix: String) -> [String] {
     SegmentLayout.days(in: root).flatMap { day in
-        (POSIX.listDirectory("\(root)/\(day)") ?? []).filter { $0.hasSuffix(suffix) }.sorted().map { "\(root)/\(day)/\($0)" }
+        (DurableFile.entries(of: "\(root)/\(day)") ?? []).filter { $0.hasSuffix(suffix) }.sorted().map { "\(root)/\(day)/\($0)" }
     }
 }
 

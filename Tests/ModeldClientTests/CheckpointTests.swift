@@ -1,3 +1,4 @@
+import BinaryText
 import Foundation
 @testable import ModeldClient
 import Synchronization
@@ -52,6 +53,6 @@ struct CheckpointTests {
         let bytes = (0..<(3 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let hasher = StreamHasher()
         for start in stride(from: 0, to: bytes.count, by: 1 << 20) { hasher.update(Array(bytes[start..<min(start + (1 << 20), bytes.count)])) }
-        #expect(Digest.hex(hasher.finalize()) == Digest.sha256Hex(bytes))
+        #expect(Hex.encode(hasher.finalize()) == Digest.sha256Hex(bytes))
     }
 }

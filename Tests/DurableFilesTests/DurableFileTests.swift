@@ -1,0 +1,77 @@
+import DurableFiles
+import Foundation
+import Testing
+
+struct DurableFileTests {
+    func scratch() throws -> String {
+        let dir = NSTemporaryDirectory() + "durable-\(getpid())-\(UUID().uuidString)"
+        try DurableFile.makeDirectories(dir)
+        return dir
+    }
+
+    @Test func replaceWritesWholeFileAndLeavesNoTemp() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/state.json"
+        try DurableFile.replace(path, with: Array("old".utf8))
+        try DurableFile.replace(path, with: Array("new contents".utf8), mode: 0o600)
+        #expect(try DurableFile.read(path) == Array("new contents".utf8))
+        #expect(DurableFile.entries(of: dir) == ["state.json"])
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func makeDirectoriesIsMkdirP() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try DurableFile.makeDirectories(dir + "/a/b/c"))
+        #expect(try !DurableFile.makeDirectories(dir + "/a/b/c"), "an existing directory is not created again")
+        try DurableFile.replace(dir + "/a/file", with: [1])
+        #expect(throws: IOFailure.self) { try DurableFile.makeDirectories(dir + "/a/file/d") }
+    }
+
+    /// Only a missing file is "absent"; any other failure is an error the caller must see.
+    @Test func readTellsMissingFromUnreadable() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try DurableFile.read(dir + "/missing") == nil)
+        #expect(try DurableFile.read(dir + "/missing/below") == nil)
+        let failure = #expect(throws: IOFailure.self) { try DurableFile.read(dir) }
+        #expect(failure?.code == EISDIR && failure?.operation == "read")
+    }
+
+    @Test func replaceIntoMissingDirectoryFailsCleanly() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let failure = #expect(throws: IOFailure.self) { try DurableFile.replace(dir + "/no/such", with: [1]) }
+        #expect(failure?.code == ENOENT && failure?.description.contains(dir + "/no/") == true)
+    }
+
+    @Test func injectedWriteErrorsAndZeroWritesFail() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fd = try DurableFile.open(dir + "/f", O_WRONLY | O_CREAT)
+        defer { close(fd) }
+        let bytes: [UInt8] = [1, 2, 3]
+        bytes.withUnsafeBytes { raw in
+            let eio = #expect(throws: IOFailure.self) {
+                try DurableFile.writeAll(fd, raw, path: "f", using: { _, _ in errno = EIO; return -1 })
+            }
+            #expect(eio?.code == EIO)
+            let full = #expect(throws: IOFailure.self) { try DurableFile.writeAll(fd, raw, path: "f", using: { _, _ in 0 }) }
+            #expect(full?.isOutOfSpace == true)
+            var calls = 0
+            #expect(throws: Never.self) {
+                try DurableFile.writeAll(fd, raw, path: "f", using: { fd, part in calls += 1; return write(fd, part.baseAddress, 1) })
+            }
+            #expect(calls == 3, "short writes are retried")
+        }
+        #expect(try DurableFile.read(dir + "/f") == bytes)
+    }
+
+    @Test func directoryOfPath() {
+        #expect(DurableFile.directory(of: "/a/b/c") == "/a/b")
+        #expect(DurableFile.directory(of: "/c") == "/")
+        #expect(DurableFile.directory(of: "c") == ".")
+    }
+}
