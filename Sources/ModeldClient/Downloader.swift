@@ -36,14 +36,14 @@ struct Downloader {
         guard available >= needed else { throw ModeldClientError.insufficientStorage(needed: needed, available: available) }
 
         guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
-        var request = HTTPRequest(url: url)
-        request.headers["Accept-Encoding"] = "identity"
-        if partial.written > 0 {
-            request.headers["Range"] = "bytes=\(partial.written)-"
-            request.headers["If-Range"] = "\"\(release.sha256)\""
-        }
         do {
-            try await transport.stream(request, into: partial)
+            // A transport that buffers what the disk has not taken yet gets the file one window
+            // at a time, so at most a window waits in memory; any other gets it in one request.
+            repeat {
+                let before = partial.received
+                try await transport.stream(Self.request(url, release: release, from: before, window: transport.bufferWindow), into: partial)
+                guard partial.received > before else { throw ModeldClientError.network("\(release.url) sent no bytes at \(before)") }
+            } while transport.bufferWindow != nil && partial.received < release.size
             return try partial.finish()
         } catch let error as ModeldClientError {
             if case .verification = error { partial.discard() } else { partial.checkpointQuietly() }
@@ -52,6 +52,19 @@ struct Downloader {
             partial.checkpointQuietly()
             throw error
         }
+    }
+
+    /// Identity encoding; from a resume point or for a window, a range that only a file with
+    /// this SHA-256 (the ETag) may answer with 206.
+    static func request(_ url: URL, release: Release, from: Int64, window: Int64?) -> HTTPRequest {
+        var request = HTTPRequest(url: url)
+        request.headers["Accept-Encoding"] = "identity"
+        let last = window.map { min(from + $0, release.size) - 1 }
+        if from > 0 || last != nil {
+            request.headers["Range"] = "bytes=\(from)-\(last.map(String.init) ?? "")"
+            request.headers["If-Range"] = "\"\(release.sha256)\""
+        }
+        return request
     }
 }
 
@@ -74,6 +87,8 @@ final class PartialFile: ResponseSink {
     /// 16 KiB at a time).
     private var pending: [UInt8] = []
     private static let pendingLimit = 1 << 20
+    /// Bytes received so far (written and pending).
+    var received: Int64 { written + Int64(pending.count) }
     /// The offset of the last checkpoint handed to `syncer`.
     private var lastCheckpoint: Int64 = 0
     private let progress: ProgressBroadcaster?
@@ -124,13 +139,13 @@ final class PartialFile: ResponseSink {
 
     func receive(_ head: ResponseHead) throws {
         switch head.status {
-        case 206 where written > 0:
+        case 206:
             let range = head.header("Content-Range") ?? ""
-            guard range.hasPrefix("bytes \(written)-"), range.hasSuffix("/\(release.size)") else {
-                throw ModeldClientError.network("Content-Range '\(range)' does not continue at byte \(written)")
+            guard range.hasPrefix("bytes \(received)-"), range.hasSuffix("/\(release.size)") else {
+                throw ModeldClientError.network("Content-Range '\(range)' does not continue at byte \(received)")
             }
         case 200:
-            if written > 0 { try restart() }  // If-Range did not match or Range was ignored.
+            if received > 0 { try restart() }  // If-Range did not match or Range was ignored.
         case 416:
             throw Restart.rangeNotSatisfiable
         default:

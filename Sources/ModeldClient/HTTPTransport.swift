@@ -36,10 +36,14 @@ protocol HTTPTransport: Sendable {
     /// transfer with `CancellationError`; a failed transfer throws `ModeldClientError.network`.
     func stream(_ request: HTTPRequest, into sink: any ResponseSink) async throws
     /// Drops idle connections; requests after this fail.
-    func invalidate()
+    func invalidate()    /// nil when the transport paces the network to the sink (flow control). Otherwise it buffers
+    /// what the sink has not taken yet, and a download asks it for at most this many bytes at once.
+    var bufferWindow: Int64? { get }
 }
 
 extension HTTPTransport {
+    var bufferWindow: Int64? { nil }
+
     /// Sends `request` and reads a small body whole (at most `limit` bytes).
     func send(_ request: HTTPRequest, limit: Int = 8 << 20) async throws -> HTTPAnswer {
         let collector = Collector(limit: limit)

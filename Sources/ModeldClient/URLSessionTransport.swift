@@ -31,6 +31,14 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
 
     func invalidate() { session.invalidateAndCancel() }
 
+    #if canImport(FoundationNetworking)
+    /// FoundationNetworking queues every received chunk for the delegate without flow control
+    /// (peak RSS 0.5–0.8 GiB for a 1 GiB file; 132 MiB with 16 MiB ranges, 72 MiB with 4 MiB, 60–64 MiB with 2 MiB, on a loaded machine): 2 MiB ranges.
+    var bufferWindow: Int64? { 2 << 20 }
+    #else
+    var bufferWindow: Int64? { nil }
+    #endif
+
     func stream(_ request: HTTPRequest, into sink: any ResponseSink) async throws {
         try await tasks.run(session.dataTask(with: URLRequest(request)), into: sink)
     }
