@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 // modeld: over-the-air model distribution. One target per job; dependencies point one way:
-// shims → HTTPWire (pure) → HTTPServer (sockets) → ModeldCore (routes) → executables.
-// Domain modules (ModelCatalog, EventStore, EgressCost) never import the socket engine.
+// shims → shared pure rules (BinaryText, JSONSupport, CivilTime) and DurableFiles → HTTPWire
+// (pure) → HTTPServer (sockets) → ModeldCore (routes) → modeld. Domain modules (ModelCatalog,
+// EventStore, EgressCost, Guardrails, GuardRuntime) and ModeldConfig never import the socket
+// engine; modelctl links neither HTTPServer nor ModeldCore (docs/decisions/shared-modules.md).
 import PackageDescription
 
 let package = Package(
@@ -70,16 +72,25 @@ let package = Package(
         // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
         .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
 
-        // Composition root: configuration, routes, metrics, access log, lifecycle.
+        // modeld's configuration (SPEC §8: defaults < config/modeld.json < MODELD_* env < flags)
+        // and the admin token file: read by modeld and, for its defaults, by modelctl.
+        .target(name: "ModeldConfig", dependencies: ["BinaryText", "DurableFiles"]),
+        // Guarded rollouts, the files: experiments from the catalog, the event tail, the decision
+        // log and state files, the §11.5 status document. Shared by modeld's evaluator and
+        // modelctl (offline status, manual overrides); no sockets, no scheduling.
+        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog"]),
+
+        // Composition root: routes, metrics, access log, the guard evaluator's loop, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "BinaryText", "DurableFiles", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
+            "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        .executableTarget(name: "modeld", dependencies: ["ModeldCore", "CLinuxShims"]),
-        // ModeldCore for `Configuration`: modelctl reads ./config/modeld.json with modeld's own rules.
+        .executableTarget(name: "modeld", dependencies: ["ModeldCore", "ModeldConfig", "CLinuxShims"]),
+        // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
+        // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "ModeldCore", "CivilTime", "CCurl", "CurlTransport",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
             "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -120,7 +131,7 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
-        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "HTTPWire"]),
+        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.

@@ -26,11 +26,23 @@ public struct EstimateInputs: Equatable, Sendable {
     public var pollBytes: Int64
     public var freeTier: Bool
     public var gbUnit: GBUnit
+    /// The share of checks a CDN answers from its cache (default none: every check reaches the origin).
+    public var cdnHitRatio: HitRatio
+    public var checkMode: CheckMode
+    /// What the operator pays a month for modeld's machines (replicas, ingest-only replicas,
+    /// workers): the estimator cannot know it, so it is stated, and added to every row.
+    public var serverMonthly: Money
+    /// Whose egress ladder prices the check answers leaving modeld's host in server mode.
+    public var serverEgress: ProviderPricing?
 
     public init(downloads: Int64, sizeBytes: Int64, installs: Int64 = 0, pollsPerDay: Int64 = 0,
-                pollBytes: Int64 = defaultPollBytes, freeTier: Bool = true, gbUnit: GBUnit = .provider) {
+                pollBytes: Int64 = defaultPollBytes, freeTier: Bool = true, gbUnit: GBUnit = .provider,
+                cdnHitRatio: HitRatio = .none, checkMode: CheckMode = .static, serverMonthly: Money = .zero,
+                serverEgress: ProviderPricing? = nil) {
         self.downloads = downloads; self.sizeBytes = sizeBytes; self.installs = installs
         self.pollsPerDay = pollsPerDay; self.pollBytes = pollBytes; self.freeTier = freeTier; self.gbUnit = gbUnit
+        self.cdnHitRatio = cdnHitRatio; self.checkMode = checkMode; self.serverMonthly = serverMonthly
+        self.serverEgress = serverEgress
     }
 
     public var polls: Int64 { installs &* pollsPerDay &* Self.daysPerMonth }
@@ -63,8 +75,14 @@ public struct ProviderCost: Equatable, Sendable {
     public var egress: Money
     public var requests: Money
     public var fixed: Money
+    /// Update checks billed on this provider (each one read request), out of all checks.
+    public var checksBilled: Int64 = 0
+    /// Bytes of check answers that left modeld's host (server mode's cache misses).
+    public var serverEgressBytes: Int64 = 0
+    /// The stated server cost plus that egress.
+    public var server: Money = .zero
 
-    public var total: Money { egress + requests + fixed }
+    public var total: Money { egress + requests + fixed + server }
 
     /// Egress in the GB used for billing, rounded half-up to `places` decimals.
     public func egressGB(places: Int) -> String {
@@ -96,9 +114,33 @@ public enum Estimator {
             fixed: provider.fixedMonthly)
     }
 
+    /// Prices the month on each provider. Downloads always come from the provider; each update
+    /// check lands where `CheckRouting` sends it for that provider, and every row carries the
+    /// stated server cost, so static and server mode compare on their whole bills.
     public static func estimate(_ inputs: EstimateInputs, providers: [ProviderPricing]) throws(EstimateError) -> Estimate {
         let traffic = try inputs.traffic()
-        let costs = providers.map { cost(of: traffic, on: $0, freeTier: inputs.freeTier, gbUnit: inputs.gbUnit) }
+        let costs = try providers.map { (p) throws(EstimateError) -> ProviderCost in
+            let checks = CheckRouting.route(checks: inputs.polls, hitRatio: inputs.cdnHitRatio, mode: inputs.checkMode,
+                                            providerIsCDN: p.isCDN)
+            // Both fit: each is at most the whole traffic, which `traffic()` bounded.
+            let own = Traffic(bytes: inputs.downloads * inputs.sizeBytes + checks.atProvider * inputs.pollBytes,
+                              requests: inputs.downloads + checks.atProvider)
+            var c = cost(of: own, on: p, freeTier: inputs.freeTier, gbUnit: inputs.gbUnit)
+            c.checksBilled = checks.atProvider
+            c.serverEgressBytes = checks.atServer * inputs.pollBytes
+            c.server = inputs.serverMonthly
+            if c.serverEgressBytes > 0 {
+                guard let host = inputs.serverEgress else {
+                    throw EstimateError(message: "server mode needs a price for the server's egress")
+                }
+                // No free allowance: it is account-wide, and the downloads already used it.
+                let perGB = inputs.gbUnit.bytesPerGB(for: host)
+                c.server = c.server + host.egress.cost(bytes: c.serverEgressBytes, bytesPerGB: perGB)
+                c.verified = c.verified && host.verified
+                    && !host.egress.split(bytes: c.serverEgressBytes, bytesPerGB: perGB).beyondPublished
+            }
+            return c
+        }
         return Estimate(inputs: inputs, traffic: traffic, providers: cheapestFirst(costs))
     }
 

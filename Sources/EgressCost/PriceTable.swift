@@ -76,6 +76,9 @@ public struct ProviderPricing: Equatable, Sendable {
     public var freeTier: FreeTier
     public var storagePerGBMonth: Rate?
     public var fixedMonthly: Money
+    /// A CDN bills every request it answers, cache hit or not; a bucket behind a CDN sees only
+    /// the misses (`"cdn": true` in pricing.json).
+    public var isCDN: Bool
     /// False when any number of this entry is unverified in the research (shown as `*`).
     public var verified: Bool
     public var source: String
@@ -83,10 +86,10 @@ public struct ProviderPricing: Equatable, Sendable {
 
     public init(id: String, name: String, gbBytes: Int64, egress: TierSchedule, requests: [String: RequestPrice],
                 freeTier: FreeTier = .none, storagePerGBMonth: Rate? = nil, fixedMonthly: Money = .zero,
-                verified: Bool = true, source: String = "", asOf: String = "") {
+                isCDN: Bool = false, verified: Bool = true, source: String = "", asOf: String = "") {
         self.id = id; self.name = name; self.gbBytes = gbBytes; self.egress = egress; self.requests = requests
         self.freeTier = freeTier; self.storagePerGBMonth = storagePerGBMonth; self.fixedMonthly = fixedMonthly
-        self.verified = verified; self.source = source; self.asOf = asOf
+        self.isCDN = isCDN; self.verified = verified; self.source = source; self.asOf = asOf
     }
 
     public var readPrice: RequestPrice { requests[Self.readKind]! }
@@ -219,10 +222,15 @@ private struct ProviderReader {
         guard fixed.nanoUSD % 10_000_000 == 0 else { throw fail("fixed_monthly_usd", "must be whole cents") }
 
         guard case .bool(let verified) = try value(entry["verified"], "verified").value else { throw fail("verified", "must be true or false") }
+        var isCDN = false
+        if let cdn = entry["cdn"] {
+            guard case .bool(let b) = cdn.value else { throw fail("cdn", "must be true or false") }
+            isCDN = b
+        }
 
         return ProviderPricing(
             id: id, name: try string(entry["name"], "name"), gbBytes: gbBytes, egress: schedule, requests: requests,
             freeTier: freeTier, storagePerGBMonth: storage, fixedMonthly: Money(cents: fixed.nanoUSD / 10_000_000),
-            verified: verified, source: try string(entry["source"], "source"), asOf: try string(entry["as_of"], "as_of"))
+            isCDN: isCDN, verified: verified, source: try string(entry["source"], "source"), asOf: try string(entry["as_of"], "as_of"))
     }
 }

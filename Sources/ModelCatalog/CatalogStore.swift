@@ -66,8 +66,12 @@ public final class CatalogStore: Sendable {
 
     /// `mutate`, answering with the catalog version (and base) that holds the result: the
     /// version the change made, or the current one when nothing changed.
-    public func mutateVersioned<T: Sendable>(_ body: (inout Catalog) throws(CatalogError) -> T) throws(CatalogError) -> Versioned<T> {
-        let (result, catalog) = try locked(asWriter: true, body)
+    /// `whileLocked` runs after catalog.json holds the change and before the lock is released:
+    /// a record of the change (the guard's `manual_override`) is written exactly once, by the
+    /// writer that made it, in the same order as the changes.
+    public func mutateVersioned<T: Sendable>(_ body: (inout Catalog) throws(CatalogError) -> T,
+                                             whileLocked: ((T) throws(CatalogError) -> Void)? = nil) throws(CatalogError) -> Versioned<T> {
+        let (result, catalog) = try locked(asWriter: true, body, whileLocked: whileLocked)
         return Versioned(result, in: catalog)
     }
 
@@ -89,7 +93,8 @@ public final class CatalogStore: Sendable {
     /// `asWriter`: check this writer's base and record it in a catalog without one (recorded
     /// with the first real change, not by itself).
     /// Returns the result and the catalog as it now stands.
-    private func locked<T>(asWriter: Bool, _ body: (inout Catalog) throws(CatalogError) -> T) throws(CatalogError) -> (result: T, catalog: Catalog) {
+    private func locked<T>(asWriter: Bool, _ body: (inout Catalog) throws(CatalogError) -> T,
+                           whileLocked: ((T) throws(CatalogError) -> Void)? = nil) throws(CatalogError) -> (result: T, catalog: Catalog) {
         try FileIO.makeDirectory(directory)
         return try PublishLock.withLock(path: lockPath) { () throws(CatalogError) -> (result: T, catalog: Catalog) in
             var catalog = try load()
@@ -102,6 +107,7 @@ public final class CatalogStore: Sendable {
             guard catalog != unchanged else { return (result, unchanged) }
             catalog.catalogVersion = unchanged.catalogVersion + 1
             try write(catalog)
+            try whileLocked?(result)
             return (result, catalog)
         }
     }
@@ -219,6 +225,8 @@ public final class CatalogStore: Sendable {
         return try writer.finish(expectedSHA256: expectedSHA256)
     }
 
+    /// The catalog change alone. An operator's change goes through GuardRuntime's
+    /// `ManualChange`, which also records the `manual_override` of a guard it stops.
     public func patch(id: String, _ patch: ReleasePatch, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
         try mutateVersioned { (catalog) throws(CatalogError) in try catalog.apply(patch, to: id, now: now) }
     }

@@ -1,8 +1,10 @@
 import BinaryText
+import GuardRuntime
 import Guardrails
 import HTTPServer
 import HTTPWire
 import ModelCatalog
+import ModeldConfig
 
 /// The admin API (SPEC §7.1): bearer-token protected publishing and release management.
 /// Without a configured token every admin path is 404 (secure by default).
@@ -60,7 +62,7 @@ struct AdminResponder: Sendable {
         case "GET", "HEAD": return .respond(show(id))
         case "PATCH": return patch(id, exchange)
         case "DELETE":
-            mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.retire(id: id) }(id)
+            mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir)) }(id)
             return .deferred
         default: return .respond(notAllowed("GET, HEAD, PATCH, DELETE"))
         }
@@ -207,7 +209,7 @@ struct AdminResponder: Sendable {
                     exchange.complete(json(200, release.adminJSON(publicBaseURL: served.publicBaseURL,
                                                                   catalogVersion: served.catalog.catalogVersion)))
                 } else {
-                    mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.patch(id: id, p) }(id)
+                    mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir)) }(id)
                 }
             } catch {
                 exchange.complete(Self.errorResponse(error))

@@ -1,4 +1,5 @@
 // Configuration → AccessLogWriter destination.
+import ModeldConfig
 
 extension Configuration {
     /// Where the access log goes; nil when `access_log` is "off".

@@ -2,6 +2,7 @@ import EventStore
 import HTTPServer
 import HTTPWire
 import ModelCatalog
+import ModeldConfig
 import ModeldSigning
 
 /// `POST /latest` (update check + outcome events) and `POST /events` (SPEC §4.2). Everything

@@ -1,3 +1,4 @@
+import GuardRuntime
 import Guardrails
 import Logging
 import ModelCatalog
@@ -61,14 +62,10 @@ struct GuardEvaluatorState {
         }
         let running = catalog.releases.filter(\.hasRunningGuard)
         var changed = false
-        for (id, experiment) in experiments where !running.contains(where: { $0.id == id }) {
+        // A guard no longer running (a manual change recorded its own manual_override, §11.4).
+        for id in experiments.keys where !running.contains(where: { $0.id == id }) {
             experiments[id] = nil
             metrics.recordGuard(release: id, nil)
-            // A guard this evaluator ran that a manual change stopped (SPEC §11.4).
-            if let r = catalog.release(id: id), r.guardPlan?.runtime.status == .stopped {
-                let figures = GuardFigures(plan: r.guardPlan!, arms: experiment.arms)
-                record(GuardDecision(rule: .manualOverride, stage: r.rolloutPercent), release: r, figures: figures, now: now)
-            }
         }
         guard !running.isEmpty else {
             tail = nil

@@ -3,6 +3,7 @@ import Logging
 import EventStore
 import ModelCatalog
 import HTTPWire
+import ModeldConfig
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import HTTPServer
 import ModelCatalog
+import ModeldConfig
 import ModeldSigning
 
 /// The server's signing keys and clock (SPEC §12). Used where bodies are prepared — catalog

@@ -32,15 +32,21 @@ struct PricingOptions: ParsableArguments {
     }
 
     /// The providers to price, after loading the pricing file.
-    func providers() throws -> [ProviderPricing] {
+    func providers() throws -> [ProviderPricing] { try providers(in: try table()) }
+
+    /// The pricing file, parsed.
+    func table() throws -> PriceTable {
         let path = try pricingPath()
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CLIFailure("cannot read pricing file \(path)")
         }
-        let table: PriceTable
-        do { table = try PriceTable.parse(json: String(decoding: data, as: UTF8.self)) } catch {
+        do { return try PriceTable.parse(json: String(decoding: data, as: UTF8.self)) } catch {
             throw CLIFailure("\(path): \(error.message)")
         }
+    }
+
+    /// `--provider` applied to `table`.
+    func providers(in table: PriceTable) throws -> [ProviderPricing] {
         if provider == "all" { return table.providers }
         guard let p = table.provider(id: provider) else {
             throw CLIFailure("unknown provider '\(provider)' (known: \(table.providers.map(\.id).joined(separator: ", ")), all)", exitCode: 2)

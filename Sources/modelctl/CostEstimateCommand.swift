@@ -9,7 +9,11 @@ struct CostEstimateCommand: ParsableCommand {
         discussion: """
         SIZE: bytes, or a number with a unit: KB MB GB TB (10^3…) or KiB MiB GiB TiB (2^10…), \
         case-insensitive. Polls: installs × polls-per-day × 30, each --poll-bytes \
-        (default \(EstimateInputs.defaultPollBytes) B, a typical /latest body) and one request.
+        (default \(EstimateInputs.defaultPollBytes) B, a typical /latest body) and one request. \
+        --cdn-hit-ratio R (0–1, default 0: no CDN) is the share of checks a CDN answers from its cache: \
+        CDN rows bill every check, bucket rows only the misses. --mode server: modeld answers the \
+        checks, so bucket rows bill none; the misses leave modeld's host, priced as egress on \
+        --server-egress (default \(Self.defaultServerEgress)), plus --server-monthly USD stated for its machines.
         """
     )
 
@@ -23,6 +27,14 @@ struct CostEstimateCommand: ParsableCommand {
     var pollsPerDay: String?
     @Option(help: "Bytes of one update-check response (SIZE).")
     var pollBytes: String?
+    @Option(help: "Share of update checks a CDN answers from its cache, 0–1 (default 0: no CDN).")
+    var cdnHitRatio: String?
+    @Option(help: "Who answers update checks: static (the bucket, §9.1/§9.2) or server (modeld's /latest).")
+    var mode = CheckMode.static.rawValue
+    @Option(help: "USD a month for modeld's machines, added to every row (default 0).")
+    var serverMonthly: String?
+    @Option(help: "Provider whose egress prices check answers leaving modeld in server mode.")
+    var serverEgress = Self.defaultServerEgress
     @OptionGroup var pricing: PricingOptions
     @Option(help: "table, json or csv.")
     var format = "table"
@@ -30,9 +42,16 @@ struct CostEstimateCommand: ParsableCommand {
     func run() throws {
         try failing {
             let format = try outputFormat(format, allowed: [.table, .json, .csv])
-            let inputs = try readInputs()
+            var inputs = try readInputs()
+            let table = try pricing.table()
+            if inputs.checkMode == .server {
+                guard let host = table.provider(id: serverEgress) else {
+                    throw CLIFailure("--server-egress: unknown provider '\(serverEgress)' (known: \(table.providers.map(\.id).joined(separator: ", ")))", exitCode: 2)
+                }
+                inputs.serverEgress = host
+            }
             let estimate: Estimate
-            do { estimate = try Estimator.estimate(inputs, providers: try pricing.providers()) } catch let e as EstimateError {
+            do { estimate = try Estimator.estimate(inputs, providers: try pricing.providers(in: table)) } catch let e as EstimateError {
                 throw CLIFailure(e.message, exitCode: 2)
             }
             switch format {
@@ -43,6 +62,10 @@ struct CostEstimateCommand: ParsableCommand {
         }
     }
 
+    /// AWS's data-transfer-out ladder (pricing.json's aws-s3 row comes from infracost's generic
+    /// AWS data transfer prices, which EC2 pays too): a server on a cloud VM.
+    static let defaultServerEgress = "aws-s3"
+
     func readInputs() throws -> EstimateInputs {
         guard let downloads else { throw CLIFailure("missing --downloads N", exitCode: 2) }
         guard let size else { throw CLIFailure("missing --size SIZE", exitCode: 2) }
@@ -52,12 +75,31 @@ struct CostEstimateCommand: ParsableCommand {
         if pollBytes != nil, installs == nil {
             throw CLIFailure("--poll-bytes needs --installs and --polls-per-day", exitCode: 2)
         }
+        if cdnHitRatio != nil, installs == nil {
+            throw CLIFailure("--cdn-hit-ratio needs --installs and --polls-per-day", exitCode: 2)
+        }
+        guard let checkMode = CheckMode(rawValue: mode) else {
+            throw CLIFailure("--mode must be static or server, not '\(mode)'", exitCode: 2)
+        }
+        let ratio = try cdnHitRatio.map { text in
+            guard let r = HitRatio(decimal: text) else {
+                throw CLIFailure("--cdn-hit-ratio must be a decimal from 0 to 1 with at most 6 decimals, not '\(text)'", exitCode: 2)
+            }
+            return r
+        } ?? .none
+        let monthly = try serverMonthly.map { text in
+            guard let r = Rate(decimal: text), r.nanoUSD % 10_000_000 == 0 else {
+                throw CLIFailure("--server-monthly must be US dollars with at most 2 decimals, not '\(text)'", exitCode: 2)
+            }
+            return Money(cents: r.nanoUSD / 10_000_000)
+        } ?? .zero
         return EstimateInputs(
             downloads: try count(downloads, "--downloads"), sizeBytes: try bytes(size),
             installs: try installs.map { try count($0, "--installs") } ?? 0,
             pollsPerDay: try pollsPerDay.map { try count($0, "--polls-per-day") } ?? 0,
             pollBytes: try pollBytes.map(bytes) ?? EstimateInputs.defaultPollBytes,
-            freeTier: pricing.freeTier, gbUnit: try pricing.unit())
+            freeTier: pricing.freeTier, gbUnit: try pricing.unit(),
+            cdnHitRatio: ratio, checkMode: checkMode, serverMonthly: monthly)
     }
 }
 

@@ -5,7 +5,7 @@ import Glibc
 
 /// Options every server-facing subcommand shares (SPEC §7).
 struct GlobalOptions: ParsableArguments {
-    @Option(help: "Server base URL (env MODELD_SERVER; default http://127.0.0.1:8080).")
+    @Option(help: "Server base URL (env MODELD_SERVER; default: listen of ./config/modeld.json, else http://127.0.0.1:8080).")
     var server: String?
     @Option(help: "Admin token (env MODELD_ADMIN_TOKEN).")
     var token: String?
@@ -19,10 +19,39 @@ struct GlobalOptions: ParsableArguments {
         if let token, token.isEmpty || token.contains(where: { $0.isNewline || $0 == "\r" }) {
             throw ValidationError("--token must be one non-empty line")
         }
-        let url = serverURL
-        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+        if let url = givenServerURL, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw ValidationError("server URL must start with http:// or https://, got '\(url)'")
         }
+    }
+}
+
+extension GlobalOptions {
+    /// Options that take a value, and flags, of SPEC §7's global set.
+    private static let valued: Set<String> = ["--server", "--token", "--token-file"]
+    private static let flags: Set<String> = ["--json"]
+
+    /// `modelctl --server URL publish …`: the global options given before the subcommand are
+    /// moved after it (before any `--`), so they are accepted on either side, as `git -C` or
+    /// `kubectl --context` are. Anything else is left where it is for the parser to judge.
+    static func movingLeadingOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first {
+            let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
+            if flags.contains(first) || (valued.contains(name) && first.contains("=")) {
+                leading.append(first)
+                rest = rest.dropFirst()
+            } else if valued.contains(first), rest.count >= 2 {
+                leading += rest.prefix(2)
+                rest = rest.dropFirst(2)
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty else { return arguments }
+        var moved = Array(rest)
+        moved.insert(contentsOf: leading, at: moved.firstIndex(of: "--") ?? moved.endIndex)
+        return moved
     }
 }
 
@@ -48,7 +77,7 @@ extension Modelctl {
     /// Usage errors exit 2 as SPEC §7 says (ArgumentParser's own default is EX_USAGE, 64).
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }

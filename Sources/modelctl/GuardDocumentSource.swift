@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import GuardRuntime
 import ModelCatalog
-import ModeldCore
 
 /// Where `modelctl experiment status/report` get the §11.5 guard document: the server (`GET
 /// /admin/models/ID/guard`) or, with `--data-dir`, the evaluator's files — the same bytes either way.

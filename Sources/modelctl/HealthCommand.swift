@@ -9,7 +9,7 @@ struct HealthCommand: ParsableCommand {
 
     func run() throws {
         try failing {
-            var client = global.publicClient()
+            var client = try global.publicClient()
             client.connectTimeoutSeconds = 2
             client.requestTimeoutSeconds = 5
             let response = try client.send(HTTPClientRequest(path: "/healthz"))

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import struct ModeldCore.Configuration
-import struct ModeldCore.ConfigurationError
+import struct ModeldConfig.Configuration
+import struct ModeldConfig.ConfigurationError
 
 /// `./config/modeld.json`, read by modeld's own loader (SPEC §7: modelctl's defaults — token file,
 /// public base URL — come from the shipped config): the same keys, validation and path rules

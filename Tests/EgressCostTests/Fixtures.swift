@@ -25,6 +25,13 @@ enum Fixtures {
         requests: ["read": RequestPrice(perMillion: rate("0.40"), billingUnit: 10_000)],
         freeTier: FreeTier(requestsPerDay: ["read": 2500]), verified: false, asOf: "2026-07-30")
 
+    /// A CloudFront-like CDN: it bills every request it answers.
+    static let cdn = ProviderPricing(
+        id: "cdn", name: "A CDN", gbBytes: 1_000_000_000,
+        egress: TierSchedule([.init(upToGB: nil, perGB: rate("0.085"))])!,
+        requests: ["read": RequestPrice(perMillion: rate("1.00"), billingUnit: 10_000)],
+        isCDN: true, asOf: "2024-07-01")
+
     static let all = [s3, r2, b2]
 
     static let gb: Int64 = 1_000_000_000

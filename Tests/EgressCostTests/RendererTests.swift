@@ -25,8 +25,8 @@ struct RendererTests {
 
     @Test func estimateCSV_headerAndRows_SPEC7_2() {
         let lines = EstimateRenderer.csv(Self.estimate).split(separator: "\r\n")
-        #expect(lines[0] == "id,name,egress_gb,gb_bytes,egress_usd,requests_usd,fixed_usd,total_usd,verified,as_of")
-        #expect(lines[1] == "cloudflare-r2,Cloudflare R2,5000,1000000000,0.00,1.80,0.00,1.80,true,2026-08-03")
+        #expect(lines[0] == "id,name,egress_gb,gb_bytes,egress_usd,requests_usd,fixed_usd,total_usd,verified,as_of,server_usd")
+        #expect(lines[1] == "cloudflare-r2,Cloudflare R2,5000,1000000000,0.00,1.80,0.00,1.80,true,2026-08-03,0.00")
         #expect(lines.count == 4)
         #expect(CSV.field("a,\"b\"") == "\"a,\"\"b\"\"\"")
     }

@@ -35,8 +35,16 @@ enum ChildProcess {
             .merging(environment) { _, new in new }
         if let directory { process.currentDirectoryURL = directory }
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
+        let stdout = try FileHandle(forWritingTo: outURL)
+        let stderr = try FileHandle(forWritingTo: errURL)
+        // Closed however this returns: left open, two descriptors leaked per run, and past
+        // FD_SETSIZE Foundation's select()-based socket manager corrupted memory (issue #19).
+        defer {
+            try? stdout.close()  // close(2) of a file only written by the child: nothing to lose
+            try? stderr.close()
+        }
+        process.standardOutput = stdout
+        process.standardError = stderr
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
@@ -49,5 +57,10 @@ enum ChildProcess {
             status: process.terminationStatus,
             stdout: try String(contentsOf: outURL, encoding: .utf8),
             stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+
+    /// Open descriptors of this process (the entries of /proc/self/fd, less the one listing it).
+    static func openDescriptorCount() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count ?? 1) - 1
     }
 }

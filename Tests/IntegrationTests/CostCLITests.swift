@@ -80,16 +80,83 @@ import Testing
         #expect(r.stdout.hasSuffix("\r\n"), "RFC 4180 line ends")
         let lines = r.stdout.split(whereSeparator: \.isNewline).map(String.init)
         let header = lines.first?.split(separator: ",").map(String.init) ?? []
-        #expect(header == ["id", "name", "egress_gb", "gb_bytes", "egress_usd", "requests_usd", "fixed_usd", "total_usd", "verified", "as_of"])
+        #expect(header == ["id", "name", "egress_gb", "gb_bytes", "egress_usd", "requests_usd", "fixed_usd", "total_usd", "verified", "as_of", "server_usd"])
         let s3 = try #require(lines.first { $0.hasPrefix("aws-s3,") })
         // The name may be quoted and hold commas: read the numeric columns from the end.
-        let tail = s3.split(separator: ",").suffix(8).map(String.init)
+        let tail = s3.split(separator: ",").suffix(9).map(String.init)
         #expect(tail[0] == "5000", "egress GB: \(s3)")
         #expect(tail[1] == "1000000000", "SI GB: \(s3)")
         #expect(Array(tail[2...5]) == ["450.00", "2.00", "0.00", "452.00"], "\(s3)")
         let r2 = try #require(lines.first { $0.hasPrefix("cloudflare-r2,") })
-        #expect(r2.split(separator: ",").suffix(8)[5] == "1.80", "\(r2)")
+        #expect(r2.split(separator: ",").suffix(9).map(String.init)[5] == "1.80", "\(r2)")
+        #expect(tail[8] == "0.00", "server_usd: \(s3)")
         #expect(lines.count >= 11)
+    }
+
+    /// 25 M devices polling every 4 h (issue 21 item 6), the worked example of docs/cost.md.
+    static let fleet = ["cost", "estimate", "--downloads", "0", "--size", "1MB", "--installs", "25000000",
+                        "--polls-per-day", "6", "--pricing", pricing]
+
+    @Test func estimateJSON_cdnHitRatio_bucketBillsTheMisses_CDNEveryCheck() throws {
+        let r = try Self.modelctl(Self.fleet + ["--cdn-hit-ratio", "0.99", "--format", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let inputs = try #require(object["inputs"] as? [String: Any])
+        #expect(inputs["polls"] as? Int == 4_500_000_000)
+        #expect(inputs["requests"] as? Int == 4_500_000_000)
+        #expect(inputs["mode"] as? String == "static")
+        #expect((inputs["cdn_hit_ratio"] as? NSNumber)?.doubleValue == 0.99)
+        #expect(inputs["cache_misses"] as? Int == 45_000_000)
+        let p = try Self.providers(r.stdout)
+        // 45 M misses − 10 M free Class B reads = 35 M × $0.36/M.
+        #expect(Self.usd(p["cloudflare-r2"]?["requests_usd"]) == "12.60")
+        #expect(Self.usd(p["cloudflare-r2"]?["total_usd"]) == "12.60")
+        #expect(p["cloudflare-r2"]?["checks_billed"] as? Int == 45_000_000)
+        // CloudFront bills all 4.5 G checks: (4,500 M − 10 M free) × $1.00/M.
+        #expect(Self.usd(p["aws-cloudfront"]?["requests_usd"]) == "4490.00")
+        #expect(p["aws-cloudfront"]?["checks_billed"] as? Int == 4_500_000_000)
+        for (_, row) in p {
+            for field in ["egress_gb", "egress_usd", "requests_usd", "fixed_usd", "total_usd", "verified", "as_of", "server_usd"] {
+                #expect(row[field] != nil, "\(field)")
+            }
+        }
+    }
+
+    @Test func estimateTable_serverMode_pricesModeldsEgressAndStatedMachines() throws {
+        let r = try Self.modelctl(Self.fleet + ["--mode", "server", "--server-monthly", "60", "--provider", "cloudflare-r2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("server $") }, "\(r.stdout)")
+        #expect(lines.contains { $0.contains("4,500,000,000 misses reach modeld") }, "\(r.stdout)")
+        // 1.35 × 10^12 B = 1,257.29 GiB × $0.09 (aws-s3, no free tier) = $113.16, + $60 stated.
+        let r2 = try #require(lines.first { $0.hasPrefix("cloudflare-r2") }, "\(r.stdout)")
+        let cells = r2.split(separator: " ").map(String.init)
+        #expect(cells.contains("173.16") && cells.contains("0.00"), "\(r2)")
+
+        let json = try Self.modelctl(Self.fleet + ["--mode", "server", "--server-monthly", "60", "--provider", "cloudflare-r2", "--format", "json"])
+        let row = try #require(try Self.providers(json.stdout)["cloudflare-r2"])
+        #expect(Self.usd(row["server_usd"]) == "173.16")
+        #expect(Self.usd(row["requests_usd"]) == "0.00")
+        #expect(row["server_egress_bytes"] as? Int == 1_350_000_000_000)
+    }
+
+    @Test(arguments: [
+        (["--cdn-hit-ratio", "1.5"], "--cdn-hit-ratio"),
+        (["--cdn-hit-ratio", "most"], "most"),
+        (["--mode", "edge"], "--mode"),
+        (["--mode", "server", "--server-egress", "nowhere"], "nowhere"),
+        (["--server-monthly", "12.345"], "--server-monthly"),
+    ])
+    func estimate_badCheckOptions_exit2NamingThem(extra: [String], named: String) throws {
+        let r = try Self.modelctl(Self.fleet + extra)
+        #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains(named), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func estimate_hitRatioWithoutPolls_exit2() throws {
+        let r = try Self.modelctl(Self.reference + ["--cdn-hit-ratio", "0.9"])
+        #expect(r.status == 2 && r.stderr.contains("--installs"), "\(r.stderr)")
     }
 
     @Test(arguments: ["1XB", "-5MB", "lots"])

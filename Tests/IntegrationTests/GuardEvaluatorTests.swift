@@ -159,27 +159,6 @@ import TestRandomness
         #expect(try fx.modelctl(["experiment", "status", challenger, "--models-dir", fx.server.modelsDir.path]).status == 2)
     }
 
-    @Test func manualPauseDuringAGuard_stopsIt_andIsRecordedAsManualOverride_SPEC11_4() throws {
-        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
-        _ = try fx.publish(try fx.randomFile())
-        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard-metric", "upsell:purchased", "--stages", "10,50"])["id"] as? String)
-        // The evaluator has seen the guard once it wrote its figures.
-        let state = fx.server.dataDir.appendingPathComponent("guard-state/\(challenger).json")
-        #expect(ModeldServer.eventually(within: 20) { FileManager.default.fileExists(atPath: state.path) })
-        #expect(try fx.curl("/metrics").text.contains(#"modeld_guard_clients{release="\#(challenger)",arm="control"} 0"#))
-        let paused = try fx.modelctl(["pause", challenger, "--json"])
-        let release = try JSONSerialization.jsonObject(with: Data(paused.stdout.utf8)) as? [String: Any]
-        #expect((release?["guard"] as? [String: Any])?["status"] as? String == "stopped", "\(paused.stdout)\(paused.stderr)")
-        let log = fx.server.dataDir.appendingPathComponent("guard-decisions.jsonl")
-        let recorded = ModeldServer.eventually(within: 20) {
-            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains(#""rule":"manual_override""#)
-        }
-        #expect(recorded)
-        let status = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json
-        #expect(status?["status"] as? String == "stopped")
-        #expect((status?["decisions"] as? [[String: Any]])?.last?["rule"] as? String == "manual_override")
-    }
-
     @Test func twoReplicasOnOneDataDir_exactlyOneEvaluates_andTheOtherTakesOverAfterSIGKILL_SPEC11_4() throws {
         let env = ["MODELD_GUARD_INTERVAL_SECONDS": "1"]
         let a = try ModeldServer(environment: env, empty: true)

@@ -1,4 +1,5 @@
 import Testing
+@testable import ModeldConfig
 @testable import ModeldCore
 
 /// Config `signing` (SPEC §12): parsing, defaults, env layering and the exit-2 cases. Key file

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ModeldConfig
 @testable import ModeldCore
 
 /// The package root, from this file's path (Tests/ModeldCoreTests/ConfigurationTests.swift).

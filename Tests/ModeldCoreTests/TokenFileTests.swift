@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ModeldConfig
 @testable import ModeldCore
 
 @Suite struct TokenFileTests {

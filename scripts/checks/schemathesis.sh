@@ -26,6 +26,7 @@
 # (1), ST_SEED (random; the run prints it), PYTHON (python3).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/built-binary.sh
 
 SCHEMATHESIS_VERSION=4.32.5
 SCHEMA=docs/openapi.yaml
@@ -41,11 +42,7 @@ STOP_SECONDS=15      # bound on SIGTERM → exit (drain_seconds defaults to 10)
 # The start-up line (SPEC §8) names the address; ":0" (the requested port) never matches.
 PORT_REGEX='127\.0\.0\.1:([1-9][0-9]{0,4})'
 
-MODELD=
-for candidate in .build/debug/modeld .build/release/modeld; do
-  [ -x "$candidate" ] || continue
-  if [ -z "$MODELD" ] || [ "$candidate" -nt "$MODELD" ]; then MODELD=$candidate; fi
-done
+MODELD=$(newest_built modeld)
 if [ -z "$MODELD" ]; then
   echo "schemathesis: SKIPPED — modeld not built (run 'swift build' first)"
   exit 0

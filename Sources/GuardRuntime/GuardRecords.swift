@@ -2,19 +2,30 @@
 import Glibc
 #endif
 import Guardrails
+import JSONSupport
 import ModelCatalog
 
 /// The evaluator's files (SPEC §11.4, §11.5): `data/guard-decisions.jsonl` (one decision per
 /// line, appended and fsynced) and `data/guard-state/<release-id>.json` (the last figures,
 /// atomically replaced), both in the §11.5 shapes.
-struct GuardRecords: Sendable {
-    let dataDir: String
-    var decisionsPath: String { dataDir + "/guard-decisions.jsonl" }
-    var stateDirectory: String { dataDir + "/guard-state" }
-    func statePath(_ releaseID: String) -> String { stateDirectory + "/" + releaseID.lowercased() + ".json" }
+public struct GuardRecords: Sendable {
+    public let dataDir: String
+
+    public init(dataDir: String) {
+        self.dataDir = dataDir
+    }
+
+    public var decisionsPath: String { dataDir + "/guard-decisions.jsonl" }
+    public var stateDirectory: String { dataDir + "/guard-state" }
+    public func statePath(_ releaseID: String) -> String { stateDirectory + "/" + releaseID.lowercased() + ".json" }
 
     /// One decision record, with the guard as applied.
-    static func decision(_ d: GuardDecision, release: Release, figures: GuardFigures, at now: Int64) -> [UInt8] {
+    public static func decision(_ d: GuardDecision, release: Release, figures: GuardFigures, at now: Int64) -> [UInt8] {
+        decision(d, release: release, at: now) { writeFigures(&$0, figures) }
+    }
+
+    /// One decision record whose figures `writeFigures` writes (the members `arms` … `tuning_clients`).
+    static func decision(_ d: GuardDecision, release: Release, at now: Int64, figures writeFigures: (inout JSONWriter) -> Void) -> [UInt8] {
         var w = JSONWriter(capacity: 1024)
         w.beginObject()
         w.field("ts", Timestamp(millisecondsSinceEpoch: now).rfc3339)
@@ -23,7 +34,7 @@ struct GuardRecords: Sendable {
         w.field("stage", d.stage)
         w.key("next_stage")
         if let next = d.nextStage { w.int(next) } else { w.null() }
-        writeFigures(&w, figures)
+        writeFigures(&w)
         if let plan = release.guardPlan {
             w.key("guard")
             w.raw(plan.json(formatTime: { Timestamp(millisecondsSinceEpoch: $0).rfc3339 }))
@@ -33,7 +44,7 @@ struct GuardRecords: Sendable {
     }
 
     /// The §11.5 status document without `decisions` (the route adds them).
-    static func state(figures: GuardFigures, pendingClients: Int, at now: Int64) -> [UInt8] {
+    public static func state(figures: GuardFigures, pendingClients: Int, at now: Int64) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.field("evaluated_at", Timestamp(millisecondsSinceEpoch: now).rfc3339)
@@ -43,7 +54,7 @@ struct GuardRecords: Sendable {
         return w.bytes
     }
 
-    static func writeFigures(_ w: inout JSONWriter, _ f: GuardFigures) {
+    public static func writeFigures(_ w: inout JSONWriter, _ f: GuardFigures) {
         w.key("arms")
         w.beginObject()
         for (name, arm) in [("treatment", f.treatment), ("control", f.control)] {
@@ -66,26 +77,45 @@ struct GuardRecords: Sendable {
         w.field("tuning_clients", f.tuningClients)
     }
 
-    static func number(_ w: inout JSONWriter, _ value: Double?) {
+    public static func number(_ w: inout JSONWriter, _ value: Double?) {
         guard let value, value.isFinite else { return w.null() }
         w.raw(Array("\(value)".utf8))
     }
 
+    /// The `manual_override` record of a manual change that stopped `release`'s guard (SPEC
+    /// §11.4), with the last evaluation's figures from its state file — the evaluator wrote them
+    /// in this very shape — or, before any evaluation, the guard's own with no client yet.
+    public func manualOverride(_ release: Release, at now: Int64) -> [UInt8] {
+        let decision = GuardDecision(rule: .manualOverride, stage: release.rolloutPercent)
+        let figureKeys: Set<String> = ["arms", "delta", "bound", "alpha", "tuning_clients"]
+        if let bytes = try? FileIO.read(statePath(release.id)), let state = try? JSONReader.parse(bytes),
+           case .object(let members) = state.value, Set(members.map(\.key)).isSuperset(of: figureKeys) {
+            return Self.decision(decision, release: release, at: now) { w in
+                for (key, node) in members where figureKeys.contains(key) {
+                    w.key(key)
+                    w.raw(Array(bytes[node.range]))
+                }
+            }
+        }
+        guard let plan = release.guardPlan else { return Self.decision(decision, release: release, at: now) { _ in } }
+        return Self.decision(decision, release: release, figures: GuardFigures(plan: plan, arms: GuardAccumulator()), at: now)
+    }
+
     /// Appends one line and fsyncs it before the decision counts as recorded.
-    func append(decision line: [UInt8]) throws(CatalogError) {
+    public func append(decision line: [UInt8]) throws(CatalogError) {
         let fd = try FileIO.open(decisionsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
         defer { close(fd) }
         try FileIO.writeAll(fd, line + [UInt8(ascii: "\n")], path: decisionsPath)
         try FileIO.fsync(fd, path: decisionsPath)
     }
 
-    func writeState(_ releaseID: String, _ bytes: [UInt8]) throws(CatalogError) {
+    public func writeState(_ releaseID: String, _ bytes: [UInt8]) throws(CatalogError) {
         try FileIO.makeDirectory(stateDirectory)
         try FileIO.atomicReplace(statePath(releaseID), with: bytes + [UInt8(ascii: "\n")])
     }
 
     /// The last `limit` decision lines of one release, oldest first.
-    func decisions(of releaseID: String, limit: Int = 20) -> [[UInt8]] {
+    public func decisions(of releaseID: String, limit: Int = 20) -> [[UInt8]] {
         guard let bytes = try? FileIO.read(decisionsPath) else { return [] }
         let needle = Array("\"release\":\"\(releaseID.lowercased())\"".utf8)
         let lines = bytes.split(separator: UInt8(ascii: "\n")).filter { line in

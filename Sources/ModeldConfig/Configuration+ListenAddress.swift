@@ -54,6 +54,13 @@ extension Configuration {
         }
     }
 
+    /// `http://` + the listen address as a client on this host reaches it: a wildcard host
+    /// (`0.0.0.0`, `::`) read as 127.0.0.1 (SPEC §7: modelctl's default server).
+    public var localServerURL: String {
+        let host = listen.host == "0.0.0.0" || listen.host == "::" ? "127.0.0.1" : listen.description.dropLast(":\(listen.port)".count)
+        return "http://\(host):\(listen.port)"
+    }
+
     /// `public_base_url`, or — when unset — `http://` + the bound address, with wildcard hosts
     /// replaced by loopback. The caller logs a warning when `publicBaseURL` is nil.
     public func resolvedPublicBaseURL(boundPort: Int) -> String {

@@ -4,12 +4,12 @@ import ModelCatalog
 
 /// One running guard's arms (SPEC §11.2): which clients are in which arm and their running
 /// sums. Fed every stored event once; the decisions read `arms`.
-struct GuardExperiment {
-    let releaseID: String
+public struct GuardExperiment {
+    public let releaseID: String
     /// `releaseID` lowercased, as events' `model_id` compare (once, not per event).
     private let releaseKey: String
-    private(set) var release: Release
-    private(set) var arms = GuardAccumulator()
+    public private(set) var release: Release
+    public private(set) var arms = GuardAccumulator()
     private var clients = ClientTable()
     /// Clients seen with events that did not count (outside both arms, or a treatment client
     /// not yet on the challenger): the `pending` diagnostic.
@@ -18,7 +18,7 @@ struct GuardExperiment {
     /// they name one of them.
     private var channelReleases: Set<String> = []
 
-    init(release: Release, catalog: Catalog) {
+    public init(release: Release, catalog: Catalog) {
         releaseID = release.id
         releaseKey = release.id.lowercased()
         self.release = release
@@ -26,15 +26,15 @@ struct GuardExperiment {
     }
 
     /// The release as the catalog holds it now (its stage grows with each advance).
-    mutating func update(release: Release, catalog: Catalog) {
+    public mutating func update(release: Release, catalog: Catalog) {
         self.release = release
         channelReleases = Set(catalog.releases.lazy.filter { $0.channel == release.channel && $0.id != release.id }.map { $0.id.lowercased() })
     }
 
-    var pendingClients: Int { pending.count { clients[$0] == nil } }
+    public var pendingClients: Int { pending.count { clients[$0] == nil } }
 
     /// Counts one stored event per §11.1/§11.2; anything else is ignored or pending.
-    mutating func record(_ event: GuardEvent) {
+    public mutating func record(_ event: GuardEvent) {
         guard let plan = release.guardPlan, let clientID = event.clientID,
               // Events from before the guard began (a rebuild reads its whole first day).
               event.receivedAt.flatMap(Timestamp.init(rfc3339:)).map({ $0.millisecondsSinceEpoch >= plan.runtime.startedAt ?? 0 }) ?? false,

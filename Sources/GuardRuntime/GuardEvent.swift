@@ -3,20 +3,20 @@ import JSONSupport
 /// The fields of one stored event the guard reads (SPEC §11.2), taken from its line without
 /// building the rest (`JSONReader.members`): the evaluator tails every event every instance
 /// stores, so the parse is most of its CPU. A field that is absent or not of its type is nil.
-struct GuardEvent {
-    let clientID: String?
-    let receivedAt: String?
-    let name: String?
-    let sdk: String?
-    let modelID: String?
-    let outcome: String?
-    let value: Double?
+public struct GuardEvent {
+    public let clientID: String?
+    public let receivedAt: String?
+    public let name: String?
+    public let sdk: String?
+    public let modelID: String?
+    public let outcome: String?
+    public let value: Double?
 
     private static let fields: JSONReader.MemberNames = ["client_id", "received_at", "name", "sdk", "model_id", "outcome", "value"]
 
     /// nil for a line that is not a JSON object (torn, foreign): the tail skips and counts it,
     /// as it would any line `StoredEvent` rejects.
-    init?(line: ArraySlice<UInt8>) {
+    public init?(line: ArraySlice<UInt8>) {
         guard let v = try? JSONReader.members(Self.fields, of: line) else { return nil }
         clientID = v[0]?.stringValue
         receivedAt = v[1]?.stringValue

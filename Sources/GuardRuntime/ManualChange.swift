@@ -1,0 +1,38 @@
+import Guardrails
+import ModelCatalog
+
+/// A manual change of a release's rollout or state — `PATCH`/`DELETE /admin/models/ID` and
+/// every `modelctl rollout/pause/resume/retire`, through a server or offline — applied and,
+/// when it stopped a running guard, recorded (SPEC §11.4: the operator always wins, and the
+/// guard records `manual_override`). The record is written by whoever applies the change,
+/// under the publish lock once catalog.json holds it, so it exists exactly once per stop
+/// whether or not an evaluator ever saw the guard (a change right after the guarded publish,
+/// on a replica, offline, or while no instance evaluates).
+public enum ManualChange {
+    public static func apply(_ patch: ReleasePatch, to id: String, store: CatalogStore, records: GuardRecords,
+                             now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        let change = try store.mutateVersioned({ (catalog) throws(CatalogError) -> Change in
+            let running = catalog.release(id: id)?.hasRunningGuard ?? false
+            let release = try catalog.apply(patch, to: id, now: now)
+            return Change(release: release, stoppedGuard: running && release.guardPlan?.runtime.status == .stopped)
+        }, whileLocked: { (change) throws(CatalogError) in
+            guard change.stoppedGuard else { return }
+            do throws(CatalogError) {
+                try records.append(decision: records.manualOverride(change.release, at: now.millisecondsSinceEpoch))
+            } catch {
+                throw CatalogError(error.code, "the change was applied but its manual_override record was not: \(error.message)")
+            }
+        })
+        return Versioned(change.value.release, catalogVersion: change.catalogVersion, publicBaseURL: change.publicBaseURL)
+    }
+
+    /// `DELETE /admin/models/ID` and `modelctl retire`: retired is final.
+    public static func retire(_ id: String, store: CatalogStore, records: GuardRecords, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try apply(ReleasePatch(state: .retired), to: id, store: store, records: records, now: now)
+    }
+
+    private struct Change: Sendable {
+        let release: Release
+        let stoppedGuard: Bool
+    }
+}

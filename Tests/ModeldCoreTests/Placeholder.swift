@@ -1,1 +1,0 @@
-// Tests for ModeldCore (filled in with the module).
