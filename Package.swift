@@ -8,7 +8,9 @@ import PackageDescription
 
 let package = Package(
     name: "modeld",
-    platforms: [.macOS(.v15)],
+    // SPEC §13.1: ModeldClient (and what it links: ModeldSigning, swift-crypto) builds for these.
+    // The server targets are Linux-only (epoll, Glibc); the minimums only bind Apple builds.
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "modeld", targets: ["modeld"]),
         .executable(name: "modelctl", targets: ["modelctl"]),
@@ -117,14 +119,14 @@ let package = Package(
 
         // The reference client apps embed (SPEC §13): swift-crypto, ModeldSigning; libcurl on Linux
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
-        // CLinuxShims for sync_file_range.
+        // CLinuxShims for sync_file_range. Apple builds are kept by scripts/checks/client-portability.sh.
         .target(name: "ModeldClient", dependencies: [
             "BinaryText", "ChunkList", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
             .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        ], resources: [.copy("PrivacyInfo.xcprivacy")]),  // Apple's privacy manifest (SPEC §13.1)
         .executableTarget(name: "modeld-client", dependencies: [
             "ModeldClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,7 +25,7 @@ final class CheckpointFile: Sendable {
     private let size: Int64
     /// Open once the file exists; used by one thread at a time (the syncer's, or the owner's
     /// after `CheckpointSyncer.drain`), the lock only makes that checkable.
-    private let fd = Mutex<Int32>(-1)
+    private let fd = Locked<Int32>(-1)
 
     init(release: Release, directory: URL) {
         url = directory.appendingPathComponent("\(release.id).json")

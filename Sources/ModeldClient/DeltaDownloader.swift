@@ -2,7 +2,6 @@ import BinaryText
 import ChunkList
 import Crypto
 import Foundation
-import Synchronization
 
 /// Why a delta build gave up (SPEC §14: a bad chunk, a 200 to a range, any mismatch): the
 /// caller downloads the whole file instead, once, and never tries a delta of that release again.
@@ -181,12 +180,12 @@ final class DeltaProgress: Sendable {
 
     private let output: DeltaOutput
     private let file: DeltaCheckpoint.File
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(output: DeltaOutput, checkpoint: DeltaCheckpoint, file: DeltaCheckpoint.File) {
         self.output = output
         self.file = file
-        state = Mutex(State(checkpoint: checkpoint))
+        state = Locked(State(checkpoint: checkpoint))
     }
 
     var done: Set<Int> { state.withLock { $0.checkpoint.doneChunks } }

@@ -13,6 +13,8 @@ struct Downloader {
 
     let transport: any HTTPTransport
     let directory: URL
+    /// Sees `downloading` as bytes reach the disk, then `verifying`.
+    var progress: ProgressBroadcaster?
 
     /// Downloads (or resumes) `release` and returns the verified, fsynced file and the body
     /// bytes this call received for it.
@@ -27,7 +29,7 @@ struct Downloader {
     }
 
     private func attempt(_ release: Release) async throws -> (file: URL, bytesFetched: Int64) {
-        let partial = try PartialFile(release: release, directory: directory)
+        let partial = try PartialFile(release: release, directory: directory, progress: progress)
         defer { partial.close() }
         let remaining = release.size - partial.written
         let available = try DiskIO.availableBytes(at: directory)
@@ -35,14 +37,14 @@ struct Downloader {
         guard available >= needed else { throw ModeldClientError.insufficientStorage(needed: needed, available: available) }
 
         guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
-        var request = HTTPRequest(url: url)
-        request.headers["Accept-Encoding"] = "identity"
-        if partial.written > 0 {
-            request.headers["Range"] = "bytes=\(partial.written)-"
-            request.headers["If-Range"] = "\"\(release.sha256)\""
-        }
         do {
-            try await transport.stream(request, into: partial)
+            // A transport that buffers what the disk has not taken yet gets the file one window
+            // at a time, so at most a window waits in memory; any other gets it in one request.
+            repeat {
+                let before = partial.received
+                try await transport.stream(Self.request(url, release: release, from: before, window: transport.bufferWindow), into: partial)
+                guard partial.received > before else { throw ModeldClientError.network("\(release.url) sent no bytes at \(before)") }
+            } while transport.bufferWindow != nil && partial.received < release.size
             return (try partial.finish(), partial.received)
         } catch let error as ModeldClientError {
             if case .verification = error { partial.discard() } else { partial.checkpointQuietly() }
@@ -51,6 +53,19 @@ struct Downloader {
             partial.checkpointQuietly()
             throw error
         }
+    }
+
+    /// Identity encoding; from a resume point or for a window, a range that only a file with
+    /// this SHA-256 (the ETag) may answer with 206.
+    static func request(_ url: URL, release: Release, from: Int64, window: Int64?) -> HTTPRequest {
+        var request = HTTPRequest(url: url)
+        request.headers["Accept-Encoding"] = "identity"
+        let last = window.map { min(from + $0, release.size) - 1 }
+        if from > 0 || last != nil {
+            request.headers["Range"] = "bytes=\(from)-\(last.map(String.init) ?? "")"
+            request.headers["If-Range"] = "\"\(release.sha256)\""
+        }
+        return request
     }
 }
 
@@ -75,8 +90,11 @@ final class PartialFile: ResponseSink {
     /// 16 KiB at a time).
     private var pending: [UInt8] = []
     private static let pendingLimit = 1 << 20
+    /// Bytes received so far (written and pending).
+    var received: Int64 { written + Int64(pending.count) }
     /// The offset of the last checkpoint handed to `syncer`.
     private var lastCheckpoint: Int64 = 0
+    private let progress: ProgressBroadcaster?
 
     static func discard(_ release: Release, in directory: URL) throws {
         for suffix in ["part", "json"] {
@@ -90,8 +108,9 @@ final class PartialFile: ResponseSink {
 
     /// Opens the partial, keeping only the prefix the checkpoint proves durable (an unsynced
     /// tail may hold garbage after a crash), and re-hashes that prefix.
-    init(release: Release, directory: URL) throws {
+    init(release: Release, directory: URL, progress: ProgressBroadcaster? = nil) throws {
         self.release = release
+        self.progress = progress
         partURL = directory.appendingPathComponent("\(release.id).part")
         partPath = partURL.path
         checkpointFile = CheckpointFile(release: release, directory: directory)
@@ -109,6 +128,7 @@ final class PartialFile: ResponseSink {
         written = offset
         lastCheckpoint = offset
         pending.reserveCapacity(Self.pendingLimit)
+        progress?.report(.downloading(bytes: offset, total: release.size))
     }
 
     /// Waits for the checkpoint in flight: the syncer must never fsync a closed (or reused) fd.
@@ -128,13 +148,13 @@ final class PartialFile: ResponseSink {
 
     func receive(_ head: ResponseHead) throws {
         switch head.status {
-        case 206 where written > 0:
+        case 206:
             let range = head.header("Content-Range") ?? ""
-            guard range.hasPrefix("bytes \(written)-"), range.hasSuffix("/\(release.size)") else {
-                throw ModeldClientError.network("Content-Range '\(range)' does not continue at byte \(written)")
+            guard range.hasPrefix("bytes \(received)-"), range.hasSuffix("/\(release.size)") else {
+                throw ModeldClientError.network("Content-Range '\(range)' does not continue at byte \(received)")
             }
         case 200:
-            if written > 0 { try restart() }  // If-Range did not match or Range was ignored.
+            if received > 0 { try restart() }  // If-Range did not match or Range was ignored.
         case 416:
             throw Restart.rangeNotSatisfiable
         default:
@@ -161,6 +181,7 @@ final class PartialFile: ResponseSink {
         hasher.update(pending)
         pending = []
         pending.reserveCapacity(Self.pendingLimit)
+        progress?.report(.downloading(bytes: written, total: release.size))
         if written - lastCheckpoint >= Downloader.checkpointInterval { try checkpoint() }
     }
 
@@ -187,6 +208,7 @@ final class PartialFile: ResponseSink {
     /// Size and SHA-256 against the release; the verified file is fsynced and its checkpoint removed.
     func finish() throws -> URL {
         try flush()
+        progress?.report(.verifying)
         try syncer.drain()
         guard written == release.size else {
             throw ModeldClientError.network("the transfer ended after \(written) of \(release.size) bytes")

@@ -24,6 +24,8 @@ struct ModelFetcher {
 
     let transport: any HTTPTransport
     let directory: URL
+    /// Sees a full download's `downloading` and `verifying` (a delta reports neither).
+    var progress: ProgressBroadcaster?
 
     private func noDeltaMarker(_ release: Release) -> URL { directory.appendingPathComponent("\(release.id).nodelta") }
 
@@ -54,7 +56,7 @@ struct ModelFetcher {
                 }
             }
         }
-        let full = try await Downloader(transport: transport, directory: directory).fetch(release)
+        let full = try await Downloader(transport: transport, directory: directory, progress: progress).fetch(release)
         return Fetched(file: full.file, chunkList: listBytes, bytesFetched: fetched + full.bytesFetched, method: .full)
     }
 

@@ -19,15 +19,18 @@ public actor ModeldClient {
     let cache: CacheDirectory
     let store: CacheStore
     let events: EventQueue
-    private let transport = makeHTTPTransport()
+    private let transport: any HTTPTransport
+    /// Model files: the background session when the app configured one, else `transport`.
+    private let fileTransport: any HTTPTransport
+    private let progress = ProgressBroadcaster()
     private let verifier: any MetadataVerifier
     private let lock: Int32
     var state: CacheState
     /// Whether this instance counted its launch (once per process, LaunchHealth).
     private var launchCounted = false
-    private var checkInFlight: Task<CheckResult, any Error>?
-    private var updateInFlight: Task<UpdateResult, any Error>?
-    var downloadsInFlight: [String: Task<InstalledModel, any Error>] = [:]
+    private var checkInFlight: SharedFlight<CheckResult>?
+    private var updateInFlight: SharedFlight<UpdateResult>?
+    var downloadsInFlight: [String: SharedFlight<InstalledModel>] = [:]
     /// Body bytes the last install of each release fetched (`update --json`'s `bytes_fetched`).
     private var bytesFetched: [String: Int64] = [:]
     /// The server's `Retry-After` of the failure being handled.
@@ -39,8 +42,12 @@ public actor ModeldClient {
         sdk = try configuration.validate()
         verifier = try configuration.makeVerifier()
         self.configuration = configuration
+        let transport = try makeHTTPTransport(configuration.transport, conditions: configuration.conditions)
+        self.transport = transport
+        fileTransport = configuration.fileTransport ?? transport
         cache = CacheDirectory(root: configuration.cacheDirectory)
         let opened = try cache.open(channel: configuration.channel)
+        BackupExclusion.exclude(configuration.cacheDirectory)
         store = opened.store
         self.lock = opened.lock
         events = EventQueue(directory: store.events, limit: configuration.maxQueuedEvents)
@@ -85,37 +92,56 @@ public actor ModeldClient {
     /// the answer. Queued events ride along (`POST /latest`); otherwise the stored ETag is
     /// revalidated (`304`). Throws ``ModeldClientError/deferred(until:)`` while backing off.
     public func check() async throws -> CheckResult {
-        if let inFlight = checkInFlight { return try await inFlight.value }
-        let task = Task { try await self.performCheck() }
-        checkInFlight = task
+        if let inFlight = checkInFlight { return try await inFlight.value() }
+        let flight = SharedFlight { try await self.performCheck() }
+        checkInFlight = flight
         defer { checkInFlight = nil }
-        return try await task.value
+        return try await flight.value()
     }
 
     /// ``check()``, then download, verify and install what it found; the new model becomes the
-    /// active one and a `model_activated` event is queued.
-    public func update() async throws -> UpdateResult {
-        if let inFlight = updateInFlight { return try await inFlight.value }
-        let task = Task { try await self.performUpdate() }
-        updateInFlight = task
+    /// active one and a `model_activated` event is queued. `progress` sees its phases
+    /// (``UpdatePhase``); cancelling the calling task stops the transfer and keeps the partial
+    /// file for the next update to resume.
+    public func update(progress observer: (@Sendable (UpdatePhase) -> Void)? = nil) async throws -> UpdateResult {
+        if updateInFlight == nil { progress.reset() }
+        let token = observer.map(progress.add)
+        defer { token.map(progress.remove) }
+        if let inFlight = updateInFlight { return try await inFlight.value() }
+        let flight = SharedFlight { try await self.performUpdate() }
+        updateInFlight = flight
         defer { updateInFlight = nil }
-        return try await task.value
+        return try await flight.value()
     }
 
     /// Downloads and installs `release` (one download per release id however many callers).
     public func download(_ release: Release) async throws -> InstalledModel {
-        if let inFlight = downloadsInFlight[release.id] { return try await inFlight.value }
-        let task = Task { try await self.performDownload(release) }
-        downloadsInFlight[release.id] = task
+        if let inFlight = downloadsInFlight[release.id] { return try await inFlight.value() }
+        let flight = SharedFlight { try await self.performDownload(release) }
+        downloadsInFlight[release.id] = flight
         defer { downloadsInFlight[release.id] = nil }
-        return try await task.value
+        return try await flight.value()
     }
 
     private func performUpdate() async throws -> UpdateResult {
+        progress.report(.checking)
+        do {
+            let result = try await checkAndInstall()
+            progress.report(.installed)
+            return result
+        } catch {
+            progress.report(.failed(error is CancellationError ? "cancelled" : "\(error)"))
+            throw error
+        }
+    }
+
+    private func checkAndInstall() async throws -> UpdateResult {
         let found = try await check()
         switch found.status {
         case .noModel: return UpdateResult(status: .noModel, active: activeModel(), catalog: found.catalog)
         case .upToDate: return UpdateResult(status: .upToDate, active: activeModel(), catalog: found.catalog)
+        case .available where !configuration.conditions.admits(found.release!):
+            return UpdateResult(status: .available, active: activeModel(), catalog: found.catalog)
         case .available:
             let model = try await download(found.release!)
             return UpdateResult(status: .updated, active: model, catalog: found.catalog, bytesFetched: bytesFetched[model.id] ?? 0)
@@ -128,7 +154,9 @@ public actor ModeldClient {
             return try activateBundled()
         }
         let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
-        let fetched = try await ModelFetcher(transport: transport, directory: store.partial).fetch(release, sources: sources)
+        let fetched = try await ModelFetcher(transport: fileTransport, directory: store.partial, progress: progress)
+            .fetch(release, sources: sources)
+        progress.report(.preparing)
         configuration.afterInstallStep?(.downloaded)
         let staging = try store.stage(fetched.file, as: release)
         if let list = fetched.chunkList { try store.keepChunkList(list, in: staging) }

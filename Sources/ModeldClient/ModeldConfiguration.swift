@@ -44,6 +44,17 @@ public struct ModeldConfiguration: Sendable {
     public var deviceAttributes: DeviceAttributes = .current
     /// When a new model counts as crash-looping and is rolled back (docs/client.md).
     public var crashLoop = CrashLoopRule()
+    /// When a release may be downloaded (network kinds on Apple platforms, `maxBytes` everywhere).
+    public var conditions = DownloadConditions()
+    /// The HTTP client (URLSession on Apple platforms, libcurl on Linux by default).
+    public var transport = TransportKind.automatic
+    #if canImport(Darwin)
+    /// Model files through a background URLSession (update checks stay in the foreground).
+    public var backgroundDownloads: BackgroundDownloads?
+    var fileTransport: (any HTTPTransport)? { backgroundDownloads }
+    #else
+    var fileTransport: (any HTTPTransport)? { nil }
+    #endif
     /// Test-only: called after each install step, so a crash test can kill the process exactly
     /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
     @_spi(Testing) public var afterInstallStep: (@Sendable (InstallStep) -> Void)?

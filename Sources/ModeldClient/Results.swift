@@ -22,6 +22,8 @@ public struct CheckResult: Sendable, Equatable {
 public struct UpdateResult: Sendable, Equatable {
     public enum Status: Sendable, Equatable {
         case upToDate, updated, noModel
+        /// A verified newer release that ``DownloadConditions`` kept from downloading (`maxBytes`).
+        case available
     }
 
     public let status: Status

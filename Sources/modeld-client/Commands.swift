@@ -18,10 +18,13 @@ struct CheckCommand: AsyncParsableCommand {
 struct UpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "update", abstract: "Check, download, verify and install; print the active model.")
     @ParentCommand var root: ModeldClientCommand
+    @Flag(help: "Print each phase to stderr (at most one line a second while downloading; JSON lines with --json).")
+    var progress = false
 
     func run() async throws {
+        let observer = progress ? ProgressPrinter(json: root.json).observer : nil
         try await root.report { client in
-            let result = try await client.update()
+            let result = try await Interruption.exitOnSignal { try await client.update(progress: observer) }
             return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog, bytesFetched: result.bytesFetched)
         }
     }

@@ -36,8 +36,13 @@ struct ModeldClientCommand: AsyncParsableCommand {
     @Flag(help: "Machine-readable JSON output (check, update, status, models).")
     var json = false
     @OptionGroup var app: AppOptions
+    @Option(help: "Leave a release larger than this many bytes `available` instead of downloading it.")
+    var maxBytes: Int64?
+    @Option(help: "HTTP client: automatic (libcurl on Linux, URLSession elsewhere), urlSession, libcurl.")
+    var transport: TransportKind = .automatic
 
     func validate() throws {
+        if let maxBytes, maxBytes < 0 { throw ValidationError("--max-bytes must be ≥ 0, got \(maxBytes)") }
         guard [server, staticURL, rules].compactMap({ $0 }).count == 1 else {
             throw ValidationError("give exactly one of --server URL, --static URL and --rules URL")
         }
@@ -81,6 +86,8 @@ struct ModeldClientCommand: AsyncParsableCommand {
         }
         configuration.deviceAttributes = try device.attributes(over: .current)
         configuration.maxQueuedEvents = maxQueuedEvents
+        configuration.conditions.maxBytes = maxBytes
+        configuration.transport = transport
         return configuration
     }
 
@@ -123,6 +130,8 @@ struct ModeldClientCommand: AsyncParsableCommand {
         if trustKey.isEmpty { printError("modeld-client: no --trust-key given: accepting unsigned answers") }
     }
 }
+
+extension TransportKind: ExpressibleByArgument {}
 
 /// A failure a user can act on: one line on stderr, exit 1 (or 2 for usage).
 struct CLIFailure: Error {

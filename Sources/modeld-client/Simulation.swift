@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
+import ModeldClient
 
 /// Many simulated installs against one modeld (SPEC §13 `simulate`): each has its own client id,
 /// polls `/latest` and, once it runs a model, posts one outcome event per check (`POST /latest`
@@ -151,9 +151,9 @@ private final class Tally: Sendable {
         var report = Simulation.Report()
         var models: [String?]
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(clients: Int) { state = Mutex(State(models: [String?](repeating: nil, count: clients))) }
+    init(clients: Int) { state = Locked(State(models: [String?](repeating: nil, count: clients))) }
 
     func withLock<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 }

@@ -20,6 +20,7 @@ struct StateOutput {
             case .upToDate: self = .upToDate
             case .updated: self = .updated
             case .noModel: self = .noModel
+            case .available: self = .available
             }
         }
     }

@@ -55,12 +55,7 @@ import Testing
         let published = try fx.publish(size: size)
         fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 6 << 20), times: 1))
 
-        let process = Process()
-        process.executableURL = TestBinaries.modeldClient
-        process.arguments = fx.clientArguments(["update"])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, _) = try fx.startClient(["update"])
         let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(published.id).json")
         let sawCheckpoint = ModeldServer.eventually(within: 30) { FileManager.default.fileExists(atPath: checkpoint.path) }
         kill(process.processIdentifier, SIGKILL)
