@@ -45,7 +45,7 @@ struct Downloader {
                 try await transport.stream(Self.request(url, release: release, from: before, window: transport.bufferWindow), into: partial)
                 guard partial.received > before else { throw ModeldClientError.network("\(release.url) sent no bytes at \(before)") }
             } while transport.bufferWindow != nil && partial.received < release.size
-            return (try partial.finish(), partial.received)
+            return (try partial.finish(), partial.fetched)
         } catch let error as ModeldClientError {
             if case .verification = error { partial.discard() } else { partial.checkpointQuietly() }
             throw error
@@ -85,7 +85,7 @@ final class PartialFile: ResponseSink {
     /// Bytes in the file; `pending` holds the ones received after them.
     private(set) var written: Int64 = 0
     /// Body bytes received by this transfer (`bytes_fetched`, SPEC §14).
-    private(set) var received: Int64 = 0
+    private(set) var fetched: Int64 = 0
     /// Received bytes gathered into one write and one hash job per MiB (libcurl hands over
     /// 16 KiB at a time).
     private var pending: [UInt8] = []
@@ -166,7 +166,7 @@ final class PartialFile: ResponseSink {
         guard written + Int64(pending.count + bytes.count) <= release.size else {
             throw ModeldClientError.verification("the server sent more than the \(release.size) bytes of release \(release.id)")
         }
-        received += Int64(bytes.count)
+        fetched += Int64(bytes.count)
         pending.append(contentsOf: bytes)
         if pending.count >= Self.pendingLimit { try flush() }
     }

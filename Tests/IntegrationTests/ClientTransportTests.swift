@@ -54,7 +54,7 @@ import Testing
         await #expect(throws: ModeldClientError.self) { _ = try await downloader.fetch(file.release) }
         let cutRequests = fx.modelRequests(file.release.id).count
 
-        let url = try await downloader.fetch(file.release)
+        let url = try await downloader.fetch(file.release).file
         #expect(try Data(contentsOf: url) == file.bytes)
         let second = try #require(fx.modelRequests(file.release.id).dropFirst(cutRequests).first)
         let resumedAt = Int(second.headers["range"]?.dropFirst("bytes=".count).prefix { $0 != "-" } ?? "") ?? 0
@@ -74,7 +74,7 @@ import Testing
         fx.proxy.add(.init(pathContains: "/models/", fault: .cutAfter(1 << 20), times: 1))
         await #expect(throws: ModeldClientError.self) { _ = try await downloader.fetch(file.release) }
         fx.proxy.add(.init(pathContains: "/models/", fault: .ignoreRange, times: 1))
-        let url = try await downloader.fetch(file.release)
+        let url = try await downloader.fetch(file.release).file
         #expect(try Data(contentsOf: url) == file.bytes)
         let served = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" }.last
         #expect(served?["status"] as? Int == 200 && served?["bytes"] as? Int == 3 << 20)
@@ -111,7 +111,7 @@ import Testing
     @Test(arguments: kinds) func modelBytes_areAskedForAndReceivedInIdentityEncoding(kind: TransportKind) async throws {
         let transport = try transport(kind)
         let file = try await published(size: 200_000, through: transport)
-        let url = try await Downloader(transport: transport, directory: try partialDirectory()).fetch(file.release)
+        let url = try await Downloader(transport: transport, directory: try partialDirectory()).fetch(file.release).file
         #expect(try Data(contentsOf: url) == file.bytes)
         let request = try #require(fx.modelRequests(file.release.id).last)
         #expect(request.headers["accept-encoding"] == "identity")
