@@ -175,6 +175,8 @@ public final class CatalogStore: Sendable {
             }
         } catch {
             unlink(upload.path)
+            // Cleanup on the error path: a catalog that cannot be read does not record the file,
+            // so the orphan goes; the original error is what the caller gets.
             if let renamed, !((try? load()).map { isRecorded($0, renamed.result) } ?? false) { unlink(renamed.path) }
             throw error
         }

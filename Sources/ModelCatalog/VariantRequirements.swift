@@ -111,6 +111,7 @@ struct RequirementsDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
+        // Each `try?` below is a type probe turned into the error naming the field.
         for key in c.allKeys {
             let name = "requires." + key.stringValue
             switch key.stringValue {
