@@ -8,7 +8,9 @@ import PackageDescription
 
 let package = Package(
     name: "modeld",
-    platforms: [.macOS(.v15)],
+    // SPEC §13.1: ModeldClient (and what it links: ModeldSigning, swift-crypto) builds for these.
+    // The server targets are Linux-only (epoll, Glibc); the minimums only bind Apple builds.
+    platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .executable(name: "modeld", targets: ["modeld"]),
         .executable(name: "modelctl", targets: ["modelctl"]),
@@ -40,12 +42,21 @@ let package = Package(
         // The only target that touches sockets.
         .target(name: "HTTPServer", dependencies: ["HTTPWire", "CLinuxShims"]),
 
+        // Selection (SPEC §3, §3.1, §11.2 arms) and the rules document (§9.2): the one
+        // implementation modeld's /latest and ModeldClient's local evaluation both run. Pure,
+        // no Glibc and no Synchronization: it builds for every platform the client does.
+        .target(name: "ReleaseSelection", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
-        .target(name: "ModeldSigning", dependencies: ["BinaryText", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ModeldSigning", dependencies: ["BinaryText", "ReleaseSelection", .product(name: "Crypto", package: "swift-crypto")]),
+
+        // Content-defined chunking and the `.chunks` format (SPEC §14), shared by server, modelctl
+        // and client so the same bytes give the same list everywhere. Pure, no Glibc (Apple too).
+        .target(name: "ChunkList", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "BinaryText", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning",
+            "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning", "ReleaseSelection",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -57,7 +68,7 @@ let package = Package(
         // the sequential bound, SRM and decisions. No I/O; time is passed in.
         // The frame (CSS, escaping, cards) shared by the HTML reports of EgressCost and Guardrails.
         .target(name: "HTMLPage"),
-        .target(name: "Guardrails", dependencies: ["HTMLPage"]),
+        .target(name: "Guardrails", dependencies: ["HTMLPage", "JSONSupport", "CivilTime"]),
 
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
@@ -78,9 +89,17 @@ let package = Package(
         // modelctl (offline status, manual overrides); no sockets, no scheduling.
         .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog"]),
 
+        // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
+        // the server-rendered views and the embedded script and stylesheet. No sockets.
+        .target(name: "Console", dependencies: [
+            "BinaryText", "HTMLPage", "Guardrails", "ModelCatalog", "EventStore", "EgressCost",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+
         // Composition root: routes, metrics, access log, the guard evaluator's loop, lifecycle.
         .target(name: "ModeldCore", dependencies: [
             "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
+            "Console", "EgressCost",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -89,21 +108,25 @@ let package = Package(
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
             "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
-            "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
+            "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // A zip reader (SPEC §13.1 zipped models): central directory first, every refusal before
+        // unpacking; raw inflate through zlib (the system libz on Apple platforms). No Glibc.
+        .target(name: "ZipArchive", dependencies: ["CZlib"]),
+
         // The reference client apps embed (SPEC §13): swift-crypto, ModeldSigning; libcurl on Linux
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
-        // CLinuxShims for sync_file_range.
+        // CLinuxShims for sync_file_range. Apple builds are kept by scripts/checks/client-portability.sh.
         .target(name: "ModeldClient", dependencies: [
-            "BinaryText", "DurableFiles", "ModeldSigning",
+            "BinaryText", "ChunkList", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
             .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        ], resources: [.copy("PrivacyInfo.xcprivacy")]),  // Apple's privacy manifest (SPEC §13.1)
         .executableTarget(name: "modeld-client", dependencies: [
             "ModeldClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -111,6 +134,9 @@ let package = Package(
 
         // The raw-socket HTTP client every test target that talks to a server shares.
         .target(name: "HTTPTestSupport", dependencies: ["HTTPWire"], path: "Tests/Support/HTTPTestSupport"),
+        // The shared selection vectors (Tests/Fixtures/selection-cases.json), decoded for the
+        // server's and the client's tests alike.
+        .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         // Rewrites one file through DurableFile.replace until SIGKILLed (MirrorJournalCrashTests).
@@ -121,19 +147,22 @@ let package = Package(
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
             "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails",

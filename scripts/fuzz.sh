@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
-# Targets (Fuzz/Targets/*.swift): request-parser chunked-decoder ranges event-batch gzip.
+# Targets (Fuzz/Targets/*.swift): request-parser chunked-decoder ranges event-batch gzip zip-reader chunk-list.
 # The module sources are compiled straight from Sources/ with -sanitize=fuzzer,address (and
 # -enable-testing, so a target may check internals) into .build-fuzz/ (gitignored): the normal
 # `swift build` never sees the fuzzer flags. Crypto (for the event-batch dedup key) is linked
@@ -34,9 +34,11 @@ module() {
         -c "$@" -o "$object" && touch "$object" || { echo "fuzz.sh: $name failed to compile" >&2; exit 1; }
 }
 
+module BinaryText Sources/BinaryText/*.swift
 module CivilTime Sources/CivilTime/*.swift
 module JSONSupport Sources/JSONSupport/*.swift
 module HTTPWire Sources/HTTPWire/*.swift
+module ZipArchive Sources/ZipArchive/*.swift
 libs=(-lz)
 if [[ $target == event-batch ]]; then
     # The batch parser's files only: the rest of EventStore is disk I/O, not input parsing.
@@ -47,6 +49,11 @@ if [[ $target == event-batch ]]; then
     for dir in "$debug"/{Crypto,CCrypto*,CryptoBoringWrapper,CXKCP*}.build; do
         [[ -d $dir ]] && objects+=($(find "$dir" -name '*.o'))
     done
+fi
+
+if [[ $target == chunk-list ]]; then
+    # The `.chunks` reader and what it validates against; the builder (SHA-256) is not input parsing.
+    module ChunkList Sources/ChunkList/{GearTable,ContentDefinedChunker,ChunkDigest,ChunkList}.swift
 fi
 
 binary=$out/bin/$target

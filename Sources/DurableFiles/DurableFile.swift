@@ -46,6 +46,11 @@ public enum DurableFile {
     }
 
     public static func sync(_ fd: Int32, path: String) throws(IOFailure) {
+        #if canImport(Darwin)
+        // Darwin's fsync leaves the data in the drive's cache; F_FULLFSYNC flushes it (SPEC
+        // §13.1). Some file systems refuse it: plain fsync then.
+        if fcntl(fd, F_FULLFSYNC) == 0 { return }
+        #endif
         while systemFsync(fd) != 0 {
             if errno != EINTR { throw IOFailure(path: path, operation: "fsync", code: errno) }
         }

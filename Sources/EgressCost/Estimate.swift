@@ -9,6 +9,7 @@ public struct Traffic: Equatable, Sendable {
 public struct EstimateError: Error, Equatable, CustomStringConvertible {
     public let message: String
     public var description: String { message }
+    public init(message: String) { self.message = message }
 }
 
 /// What `modelctl cost estimate` prices (SPEC §7.2). The period is one month: the

@@ -3,7 +3,13 @@ import HTMLPage
 /// The HTML report: one self-contained page (`HTMLPage`, plus inline SVG).
 extension ReportRenderer {
     public static func html(_ r: ReportSummary) -> String {
-        var body = "<h1>modeld egress cost report</h1>\n"
+        HTMLPage.document(title: "modeld egress cost report", extraCSS: ".cols{display:flex;gap:32px;flex-wrap:wrap}",
+                          body: "<h1>modeld egress cost report</h1>\n" + htmlBody(r))
+    }
+
+    /// The report without its frame (the console puts it in its own page, under its own CSS).
+    public static func htmlBody(_ r: ReportSummary) -> String {
+        var body = ""
         body += "<p class=\"sub\">\(HTMLPage.escape(periodText(r))) · free tier \(r.freeTier ? "on" : "off") · GB = \(HTMLPage.escape(EstimateRenderer.gbUnitText(r.gbUnit)))</p>\n"
         body += "<div class=\"cards\">"
         body += HTMLPage.card("Served", ByteFormat.human(r.total.bytes), "\(ByteFormat.grouped(r.total.requests)) requests")
@@ -26,7 +32,7 @@ extension ReportRenderer {
         if r.cost.contains(where: { !$0.verified }) {
             body += "<p class=\"note\">* unverified price or traffic beyond the published tiers (see config/pricing.json).</p>\n"
         }
-        return HTMLPage.document(title: "modeld egress cost report", extraCSS: ".cols{display:flex;gap:32px;flex-wrap:wrap}", body: body)
+        return body
     }
 
     /// Vertical bars, one per covered day, scaled to the busiest day.
@@ -81,7 +87,7 @@ extension ReportRenderer {
         return max(1, value)
     }
 
-    static func costTable(_ costs: [ProviderCost], caption: String) -> String {
+    public static func costTable(_ costs: [ProviderCost], caption: String) -> String {
         var t = "<table><caption>\(HTMLPage.escape(caption))</caption><tr><th>provider</th><th>egress</th><th>unit</th><th>egress $</th><th>requests $</th><th>fixed $</th><th>total $</th><th>as of</th></tr>"
         for c in costs {
             t += "<tr><td title=\"\(HTMLPage.escape(c.name))\">\(HTMLPage.escape(c.id + (c.verified ? "" : " *")))</td><td class=\"n\">\(c.egressGB(places: 2))</td><td>\(ProviderTable.unitName(c))</td>"

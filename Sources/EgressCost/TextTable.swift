@@ -55,7 +55,7 @@ extension String {
 
 /// Human-readable byte counts in SI units (the unit the SIZE argument defaults to).
 public enum ByteFormat {
-    static func human(_ bytes: Int64) -> String {
+    public static func human(_ bytes: Int64) -> String {
         let units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"]
         var scale: Int64 = 1
         var i = 0

@@ -45,9 +45,11 @@ public struct GuardExperiment {
         let modelID = event.modelID?.lowercased()
         var tally = clients[key]
         if tally == nil {
-            let p = release.rolloutPercent
-            let bucket = ReleaseSelector.bucket(releaseID: release.id, clientID: clientID)
-            if bucket < p { tally = ClientTally(arm: .treatment) } else if bucket >= 100 - p { tally = ClientTally(arm: .control) }
+            switch ReleaseSelector.arm(releaseID: release.id, clientID: clientID, percent: release.rolloutPercent) {
+            case .treatment: tally = ClientTally(arm: .treatment)
+            case .control: tally = ClientTally(arm: .control)
+            case nil: break
+            }
         }
         guard var t = tally else { pending.insert(key); return }
         let counts = t.arm == .treatment ? modelID == releaseKey : modelID.map(channelReleases.contains) ?? false

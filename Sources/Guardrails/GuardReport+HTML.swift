@@ -23,7 +23,7 @@ extension GuardReport {
     static let treatmentColor = "#3e7cb1", controlColor = "#d9822b", deltaColor = "#2f9e72"
 
     /// Two panels over one time axis: the arm means above, Δ̂ inside its band Δ̂ ± h₁ below.
-    func chart() -> String {
+    public func chart() -> String {
         let width = 960, left = 70, right = 20, panelH = 170, top1 = 40, top2 = 270, height = 480
         let plotW = width - left - right
         let t0 = points.first?.at ?? 0, span = (points.last?.at ?? 0) - t0
@@ -103,7 +103,7 @@ extension GuardReport {
         "\(p.rule ?? "last evaluation") \(p.stage)%" + (p.nextStage.map { " → \($0)%" } ?? "")
     }
 
-    func table() -> String {
+    public func table() -> String {
         var t = "<table><caption>Recorded decisions and the last evaluation</caption><tr><th>time</th><th>rule</th><th>stage</th>"
             + "<th>treatment n</th><th>mean</th><th>control n</th><th>mean</th><th>Δ̂</th><th>h₁</th></tr>"
         for p in points {

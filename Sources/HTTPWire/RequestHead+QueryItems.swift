@@ -15,13 +15,20 @@ extension RequestHead {
     /// than guess).
     public func queryItems() -> [(name: String, value: String)]? {
         var query = query
+        return query.withUTF8 { Self.formItems($0) }
+    }
+
+    /// An `application/x-www-form-urlencoded` body's items: the query's grammar (HTML forms).
+    public static func formItems(_ body: [UInt8]) -> [(name: String, value: String)]? {
+        body.withUnsafeBufferPointer { formItems($0) }
+    }
+
+    private static func formItems(_ bytes: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)]? {
         var items: [(name: String, value: String)] = []
-        let whole = query.withUTF8 { bytes in
-            Self.scanItems(bytes) { name, value in
-                guard let n = Self.percentDecoded(name), let v = Self.percentDecoded(value) else { return false }
-                items.append((n, v))
-                return true
-            }
+        let whole = scanItems(bytes) { name, value in
+            guard let n = percentDecoded(name), let v = percentDecoded(value) else { return false }
+            items.append((n, v))
+            return true
         }
         return whole ? items : nil
     }

@@ -46,7 +46,7 @@ extension Catalog {
                 }
                 guard let state = Release.State(rawValue: e.state) else { throw .invalid("state", "must be active, paused or retired") }
                 let r = try Release(
-                    id: e.id, seq: e.seq, ext: e.ext, sha256: e.sha256, size: e.size,
+                    id: e.id, seq: e.seq, ext: e.ext, sha256: e.sha256, size: e.size, chunks: try e.chunks?.file(),
                     sdkMin: e.sdk_min, sdkMax: e.sdk_max, channel: e.channel, rolloutPercent: e.rollout_percent,
                     state: state, label: e.label ?? "", publishedAt: publishedAt,
                     retiredAt: try time(e.retired_at, "retired_at"), fileDeletedAt: try time(e.file_deleted_at, "file_deleted_at"),
@@ -93,6 +93,7 @@ private struct ReleaseDTO: Decodable {
     var ext: String
     var sha256: String
     var size: Int64
+    var chunks: ChunksDTO?
     var sdk_min: String
     var sdk_max: String?
     var channel: String
@@ -113,7 +114,8 @@ private struct VariantDTO: Decodable {
     var file: String
     var sha256: String
     var size: Int64
-    var requires: RequirementsDTO
+    var chunks: ChunksDTO?
+    var requires: VariantRequirements
     var added_at: String
     var removed_at: String?
     var file_deleted_at: String?
@@ -122,12 +124,18 @@ private struct VariantDTO: Decodable {
         // `file` is `<uuid>.<ext>`: the UUID has no dot, so the extension is everything after the first.
         guard let dot = file.firstIndex(of: ".") else { throw .invalid("file", "\(file) is not <uuid>.<ext>") }
         guard let addedAt = try time(added_at, "added_at") else { throw .invalid("added_at", "is required") }
-        let r = requires
         return try Variant(
             name: name, fileID: String(file[..<dot]), ext: String(file[file.index(after: dot)...]), sha256: sha256, size: size,
-            requires: try VariantRequirements(platform: r.platform, minOS: r.minOS, minRAMMB: r.minRAMMB, devicePrefix: r.devicePrefix),
+            chunks: try chunks?.file(), requires: requires,
             addedAt: addedAt, removedAt: try time(removed_at, "removed_at"), fileDeletedAt: try time(file_deleted_at, "file_deleted_at"))
     }
+}
+
+private struct ChunksDTO: Decodable {
+    var sha256: String
+    var size: Int64
+
+    func file() throws(CatalogError) -> ChunkListFile { try ChunkListFile(sha256: sha256, size: size) }
 }
 
 // models/latest_model_details.json (SPEC §2)

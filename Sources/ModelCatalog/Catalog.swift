@@ -103,7 +103,7 @@ public struct Catalog: Equatable, Sendable {
         return releases[i]
     }
 
-    public func select(sdk: SDKVersion, channel: String = Release.defaultChannel, clientID: String?) -> ReleaseSelector.Selection {
+    public func select(sdk: SDKVersion, channel: String = Release.defaultChannel, clientID: String?) -> ReleaseSelector.Selection<Release> {
         ReleaseSelector.select(from: releases, sdk: sdk, channel: channel, clientID: clientID)
     }
 
@@ -207,6 +207,15 @@ public struct Catalog: Equatable, Sendable {
         if files.contains(releases[i].file) { releases[i].fileDeletedAt = now }
         for j in releases[i].variants.indices where files.contains(releases[i].variants[j].file) {
             releases[i].variants[j].fileDeletedAt = now
+        }
+    }
+
+    /// Records the chunk list of `file` (release `i`'s own or one of its variants'), written by a
+    /// backfill (SPEC §14); a file that already has one keeps it.
+    mutating func recordChunks(_ chunks: ChunkListFile, index i: Int, file: String) {
+        if releases[i].file == file, releases[i].chunks == nil { releases[i].chunks = chunks }
+        for j in releases[i].variants.indices where releases[i].variants[j].file == file && releases[i].variants[j].chunks == nil {
+            releases[i].variants[j].chunks = chunks
         }
     }
 
@@ -349,15 +358,9 @@ func decodeStrict<T: Decodable>(_ type: T.Type, from json: [UInt8], otherwise: C
         return try JSONDecoder().decode(type, from: Data(json))
     } catch let e as CatalogError {
         throw e
+    } catch let e as InvalidInput {
+        throw CatalogError(e)
     } catch {
         throw otherwise
     }
-}
-
-/// Any key: strict DTOs list the keys themselves so an unknown one can be named.
-struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }

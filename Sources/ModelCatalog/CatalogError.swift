@@ -44,4 +44,14 @@ public struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible 
     static func invalid(_ parameter: String, _ message: String) -> CatalogError {
         CatalogError(.invalidParameter, parameter: parameter, message)
     }
+
+    /// A shared selection rule's failure (ReleaseSelection) as `invalid_parameter`.
+    public init(_ input: InvalidInput) {
+        self.init(.invalidParameter, parameter: input.parameter, input.message)
+    }
+
+    /// Runs a shared validator, reporting its failure as `invalid_parameter`.
+    static func catching<T>(_ body: () throws(InvalidInput) -> T) throws(CatalogError) -> T {
+        do throws(InvalidInput) { return try body() } catch { throw CatalogError(error) }
+    }
 }

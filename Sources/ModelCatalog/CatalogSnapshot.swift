@@ -53,7 +53,7 @@ public struct CatalogSnapshot: Sendable {
         let s = catalog.select(sdk: sdk, channel: channel, clientID: clientID)
         let dependsOnClientID = s.dependsOnClientID  // read first: keeping `s` alive copies it
         guard let r = s.release else { return nil }
-        let key = DocumentKey(seq: r.seq, variant: device.isEmpty ? nil : r.variantIndex(for: device))
+        let key = DocumentKey(seq: r.seq, variant: r.variantIndex(for: device))
         return Answer(release: r, key: key, dependsOnClientID: dependsOnClientID)
     }
 

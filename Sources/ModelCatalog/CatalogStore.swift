@@ -2,6 +2,7 @@
 import Glibc
 import Guardrails
 #endif
+import ModeldSigning
 
 /// The catalog on disk (SPEC §2, §9): `catalog.json`, the derived `latest_model_details.json`,
 /// model files and the publish lock in one models directory. Stateless apart from paths, so
@@ -16,16 +17,21 @@ public final class CatalogStore: Sendable {
     /// default) rather than configured: a fallback defers to the catalog's base, a configured
     /// base that differs from it refuses to write (`base_url_mismatch`).
     public let isFallbackBaseURL: Bool
+    /// The rules files every change writes (SPEC §9.2), signed with this writer's keys if any.
+    public let rules: RulesFiles
 
     public var catalogPath: String { directory + "/catalog.json" }
     public var latestDetailsPath: String { directory + "/latest_model_details.json" }
     public var lockPath: String { directory + "/.lock" }
     public var tempDirectory: String { directory + "/.tmp" }
 
-    public init(directory: String, publicBaseURL: String, isFallbackBaseURL: Bool = false) {
+    /// `signer`: this writer's keys for the rules pointers (nil: written unsigned); `graceDays`:
+    /// how long superseded rules snapshots stay (`retired_grace_days`).
+    public init(directory: String, publicBaseURL: String, isFallbackBaseURL: Bool = false, signer: Signer? = nil, graceDays: Int = 7) {
         var d = directory
         while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
         self.directory = d
+        rules = RulesFiles(modelsDirectory: d, signer: signer, graceDays: graceDays)
         var base = publicBaseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.publicBaseURL = base
@@ -119,13 +125,18 @@ public final class CatalogStore: Sendable {
         } catch {
             throw CatalogError(error.code, "the catalog was updated but latest_model_details.json was not: \(error.message)")
         }
+        do throws(CatalogError) {
+            try rules.write(catalog, publicBaseURL: baseURL(of: catalog), now: Timestamp.now().millisecondsSinceEpoch / 1000, resign: false)
+        } catch {
+            throw CatalogError(error.code, "the catalog was updated but its rules files were not: \(error.message)")
+        }
     }
 
     // MARK: - Operations
 
     /// Publishes a verified upload. Consumes the upload (see `commit`).
     public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
-        try commit(upload, isRecorded: { $0.release(id: $1.id) != nil }) { (catalog) throws(CatalogError) in
+        try commit(upload, isRecorded: { $0.release(id: $1.id) != nil }) { (catalog, chunks) throws(CatalogError) in
             var id = request.id ?? Release.newID()
             while request.id == nil && catalog.isIDInUse(id) { id = Release.newID() }
             if request.id != nil && catalog.isIDInUse(id) {
@@ -133,7 +144,7 @@ public final class CatalogStore: Sendable {
             }
             let release = try catalog.append { (seq) throws(CatalogError) in
                 try Release(
-                    id: id, seq: seq, ext: request.ext, sha256: upload.sha256, size: upload.size,
+                    id: id, seq: seq, ext: request.ext, sha256: upload.sha256, size: upload.size, chunks: chunks,
                     sdkMin: request.sdkMin, sdkMax: request.sdkMax, channel: request.channel,
                     rolloutPercent: request.rolloutPercent, label: request.label, publishedAt: now,
                     contentType: request.contentType, guardPlan: request.guardPlan.map { $0.started(at: now) })
@@ -145,31 +156,34 @@ public final class CatalogStore: Sendable {
     /// Adds a verified upload as a variant of release `id` (SPEC §3.1) under a fresh UUID file
     /// name; answers the release. Consumes the upload (see `commit`).
     public func addVariant(_ upload: FinishedUpload, to id: String, _ request: VariantRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
-        try commit(upload, isRecorded: { c, r in c.release(id: r.id)?.liveVariant(named: request.name) != nil }) { (catalog) throws(CatalogError) in
+        try commit(upload, isRecorded: { c, r in c.release(id: r.id)?.liveVariant(named: request.name) != nil }) { (catalog, chunks) throws(CatalogError) in
             var fileID = Release.newID()
             while catalog.isIDInUse(fileID) { fileID = Release.newID() }
             let variant = try Variant(name: request.name, fileID: fileID, ext: request.ext, sha256: upload.sha256,
-                                      size: upload.size, requires: request.requires, addedAt: now)
+                                      size: upload.size, chunks: chunks, requires: request.requires, addedAt: now)
             return (try catalog.addVariant(variant, to: id), variant.file)
         }
     }
 
-    /// Crash-safe order for every new file: the upload is renamed to its final name and the
-    /// directory fsynced inside the catalog change, before catalog.json names it, so a crash
-    /// leaves at most an unreferenced file. On any error nothing is kept: neither the temp nor a
-    /// file the catalog does not name (if catalog.json was replaced and only the derived file
-    /// failed, the change stands and keeps its file: `isRecorded`).
+    /// Crash-safe order for every new file: its chunk list (SPEC §14) is written durably and
+    /// the upload renamed to its final name and the directory fsynced inside the catalog change,
+    /// before catalog.json names them, so a crash leaves at most unreferenced files. On any
+    /// error nothing is kept: neither the temp nor a file the catalog does not name (if
+    /// catalog.json was replaced and only the derived file failed, the change stands and keeps
+    /// its files: `isRecorded`).
     private func commit<T: Sendable>(
         _ upload: FinishedUpload, isRecorded: (Catalog, T) -> Bool,
-        _ change: (inout Catalog) throws(CatalogError) -> (T, file: String)
+        _ change: (inout Catalog, ChunkListFile) throws(CatalogError) -> (T, file: String)
     ) throws(CatalogError) -> Versioned<T> {
-        var renamed: (path: String, result: T)?
+        let listBytes = upload.chunkList.encoded()
+        var written: (file: String, result: T?)?
         do throws(CatalogError) {
             return try mutateVersioned { (catalog) throws(CatalogError) -> T in
-                let (result, file) = try change(&catalog)
-                let target = directory + "/" + file
-                try FileIO.rename(upload.path, target)
-                renamed = (target, result)
+                let (result, file) = try change(&catalog, ChunkListFile(encoded: listBytes))
+                written = (file, nil)
+                try ChunkListFile.write(listBytes, directory: directory, file: file)
+                try FileIO.rename(upload.path, directory + "/" + file)
+                written = (file, result)
                 try FileIO.fsyncDirectory(directory)
                 return result
             }
@@ -177,7 +191,10 @@ public final class CatalogStore: Sendable {
             unlink(upload.path)
             // Cleanup on the error path: a catalog that cannot be read does not record the file,
             // so the orphan goes; the original error is what the caller gets.
-            if let renamed, !((try? load()).map { isRecorded($0, renamed.result) } ?? false) { unlink(renamed.path) }
+            if let written, !(written.result.flatMap { r in (try? load()).map { isRecorded($0, r) } } ?? false) {
+                unlink(directory + "/" + written.file)
+                unlink(directory + "/" + ChunkListFile.name(of: written.file))
+            }
             throw error
         }
     }
@@ -250,12 +267,14 @@ public final class CatalogStore: Sendable {
             for (i, r) in catalog.releases.enumerated() {
                 let expired = { (t: Timestamp?) in t.map { $0.adding(days: graceDays) <= now } ?? false }
                 let releaseDue = r.state == .retired && r.fileDeletedAt == nil && expired(r.retiredAt)
-                var files: [String] = releaseDue ? [r.file] : []
+                var files: [String] = releaseDue ? [r.file] : []   // each with its chunk list (SPEC §14)
                 for v in r.variants where v.fileDeletedAt == nil && (expired(v.removedAt) || (r.state == .retired && expired(r.retiredAt))) {
                     files.append(v.file)
                 }
                 guard !files.isEmpty else { continue }
-                for f in files where unlink(directory + "/" + f) != 0 && errno != ENOENT { throw FileIO.error("unlink", directory + "/" + f) }
+                for f in files.flatMap({ [$0, ChunkListFile.name(of: $0)] }) where unlink(directory + "/" + f) != 0 && errno != ENOENT {
+                    throw FileIO.error("unlink", directory + "/" + f)
+                }
                 catalog.markFilesDeleted(index: i, files: Set(files), at: now)
                 collected.append(catalog.releases[i])
             }

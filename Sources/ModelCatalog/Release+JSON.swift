@@ -22,17 +22,50 @@ extension Release {
 
     func writeDocument(to w: inout JSONWriter, publicBaseURL: String, variant: Variant? = nil) {
         w.beginObject()
+        writeDocumentFields(to: &w, publicBaseURL: publicBaseURL, variant: variant)
+        w.endObject()
+    }
+
+    /// A release entry of a rules snapshot (SPEC §9.2): the §4.1 document's fields plus `seq`,
+    /// `rollout_percent` and the live variants in listed order — nothing else (no guard, no
+    /// operator data).
+    func writeRulesEntry(to w: inout JSONWriter, publicBaseURL: String) {
+        w.beginObject()
+        writeDocumentFields(to: &w, publicBaseURL: publicBaseURL, variant: nil)
+        w.field("seq", seq)
+        w.field("rollout_percent", rolloutPercent)
+        w.key("variants")
+        w.beginArray()
+        for v in variants where v.isLive {
+            w.beginObject()
+            w.field("name", v.name)
+            w.field("url", Release.url(publicBaseURL: publicBaseURL, file: v.file))
+            w.field("sha256", v.sha256)
+            w.field("size", v.size)
+            w.key("requires")
+            v.requires.write(to: &w)
+            w.endObject()
+        }
+        w.endArray()
+        w.endObject()
+    }
+
+    private func writeDocumentFields(to w: inout JSONWriter, publicBaseURL: String, variant: Variant?) {
         w.field("url", Release.url(publicBaseURL: publicBaseURL, file: variant?.file ?? file))
         w.field("id", id)
         w.field("sha256", variant?.sha256 ?? sha256)
         w.field("size", variant?.size ?? size)
+        // A variant answers with its own list or none, never the release's.
+        if let chunks = variant != nil ? variant?.chunks : chunks {
+            w.key("chunks")
+            chunks.write(to: &w, publicBaseURL: publicBaseURL, file: variant?.file ?? file)
+        }
         w.field("sdk_min", sdkMin)
         if let sdkMax { w.field("sdk_max", sdkMax) }
         w.field("channel", channel)
         w.field("label", label)
         w.field("published_at", publishedAt.rfc3339)
         if let variant { w.field("variant", variant.name) }
-        w.endObject()
     }
 
     /// Every field (the catalog entry), with `url` first when a base URL is known: the form of
@@ -54,6 +87,10 @@ extension Release {
         w.field("ext", ext)
         w.field("sha256", sha256)
         w.field("size", size)
+        if let chunks {   // absent when none: catalogs from before SPEC §14 stay byte-identical
+            w.key("chunks")
+            chunks.write(to: &w, publicBaseURL: publicBaseURL, file: file)
+        }
         w.field("sdk_min", sdkMin)
         if let sdkMax { w.field("sdk_max", sdkMax) }
         w.field("channel", channel)

@@ -13,6 +13,8 @@ public struct Release: Hashable, Sendable {
     public let ext: String
     public let sha256: String
     public let size: Int64
+    /// The file's chunk list (SPEC §14); nil for files published before v4 until backfilled.
+    public internal(set) var chunks: ChunkListFile?
     public private(set) var sdkMin: String
     public private(set) var sdkMax: String?
     public let channel: String
@@ -36,7 +38,7 @@ public struct Release: Hashable, Sendable {
 
     /// Validates every field; the first violation is thrown as `invalid_parameter` naming it.
     public init(
-        id: String, seq: Int64, ext: String, sha256: String, size: Int64,
+        id: String, seq: Int64, ext: String, sha256: String, size: Int64, chunks: ChunkListFile? = nil,
         sdkMin: String, sdkMax: String? = nil, channel: String = Release.defaultChannel,
         rolloutPercent: Int = 100, state: State = .active, label: String = "",
         publishedAt: Timestamp, retiredAt: Timestamp? = nil, fileDeletedAt: Timestamp? = nil,
@@ -59,6 +61,7 @@ public struct Release: Hashable, Sendable {
         self.ext = ext
         self.sha256 = sha256
         self.size = size
+        self.chunks = chunks
         self.sdkMin = sdkMin
         self.sdkMax = sdkMax
         self.channel = channel
@@ -168,14 +171,7 @@ extension Release {
     }
 
     /// `[a-z0-9_-]{1,32}`: channels, platforms and variant names.
-    static func isName(_ s: String) -> Bool {
-        s.withUTF8Bytes { b in
-            (1...32).contains(b.count) && b.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                    || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-            }
-        }
-    }
+    static func isName(_ s: String) -> Bool { NameRule.matches(s) }
 
     public static func validateRollout(_ percent: Int) throws(CatalogError) {
         guard (0...100).contains(percent) else { throw .invalid("rollout_percent", "must be an integer 0–100") }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ModeldSigning
 
 /// The static signed metadata of SPEC §12 in a models directory: the immutable snapshot
@@ -52,7 +49,7 @@ public struct SignedDetails: Sendable {
             }
             let pointer = SignedPointer(stamp: signer.sign(kind: .details, catalog: version, body: bytes, now: now))
             try FileIO.atomicReplace(pointerPath, with: pointer.encoded())
-            prune(current: version, now: now)
+            SnapshotRetention.prune(directory: snapshotDirectory, current: version, graceDays: graceDays, now: now)
             return pointer
         }
     }
@@ -61,20 +58,5 @@ public struct SignedDetails: Sendable {
     public func pointerOnDisk() -> SignedPointer? {
         guard let bytes = try? FileIO.read(pointerPath) else { return nil }
         return try? SignedPointer.decode(bytes)
-    }
-
-    /// A snapshot is deleted once the one after it has existed longer than the grace period;
-    /// the current one never is. Best effort: a failure leaves a file for the next run.
-    private func prune(current: Int64, now: Int64) {
-        let versions = FileIO.entries(of: snapshotDirectory).compactMap { name -> Int64? in
-            guard name.hasSuffix(".json") else { return nil }
-            return Int64(name.dropLast(5))
-        }.sorted()
-        let grace = Int64(graceDays) * 86_400
-        for (older, newer) in zip(versions, versions.dropFirst()) where older != current {
-            var st = stat()
-            guard stat(snapshotPath(catalog: newer), &st) == 0 else { continue }
-            if now - Int64(st.st_mtim.tv_sec) > grace { unlink(snapshotPath(catalog: older)) }
-        }
     }
 }

@@ -2,6 +2,7 @@ import BinaryText
 #if canImport(Glibc)
 import Glibc
 #endif
+import ChunkList
 import Crypto
 
 /// A verified upload waiting in `models/.tmp/` to be published (`CatalogStore.publish`).
@@ -10,6 +11,8 @@ public struct FinishedUpload: Sendable, Equatable {
     /// Lowercase hex.
     public let sha256: String
     public let size: Int64
+    /// Cut and hashed as the bytes streamed in (SPEC §14), so publishing never reads the file again.
+    public let chunkList: ChunkList
 }
 
 /// Streams an upload into `models/.tmp/<instance>-<random>`, hashing on the fly (SPEC §7.1).
@@ -21,6 +24,7 @@ public final class UploadWriter: @unchecked Sendable {
     public private(set) var size: Int64 = 0
     private var fd: Int32
     private var hasher = SHA256()
+    private var chunker = ChunkListBuilder()
     private var done = false
 
     public init(modelsDirectory: String, instance: String) throws(CatalogError) {
@@ -44,6 +48,7 @@ public final class UploadWriter: @unchecked Sendable {
             throw error
         }
         hasher.update(bufferPointer: bytes)
+        chunker.append(bytes)
         size += Int64(bytes.count)
     }
 
@@ -78,7 +83,7 @@ public final class UploadWriter: @unchecked Sendable {
                 throw CatalogError(.sha256Mismatch, parameter: "sha256", "upload has SHA-256 \(actual), expected \(expected)")
             }
         }
-        return FinishedUpload(path: path, sha256: actual, size: size)
+        return FinishedUpload(path: path, sha256: actual, size: size, chunkList: chunker.finish())
     }
 
     /// Deletes the temp; safe to call more than once.

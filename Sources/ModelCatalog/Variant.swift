@@ -11,6 +11,8 @@ public struct Variant: Hashable, Sendable {
     public let ext: String
     public let sha256: String
     public let size: Int64
+    /// The file's chunk list (SPEC §14); nil until backfilled for variants added before v4.
+    public internal(set) var chunks: ChunkListFile?
     public let requires: VariantRequirements
     public let addedAt: Timestamp
     public internal(set) var removedAt: Timestamp?
@@ -22,7 +24,7 @@ public struct Variant: Hashable, Sendable {
     public var isLive: Bool { removedAt == nil }
 
     public init(
-        name: String, fileID: String, ext: String, sha256: String, size: Int64, requires: VariantRequirements,
+        name: String, fileID: String, ext: String, sha256: String, size: Int64, chunks: ChunkListFile? = nil, requires: VariantRequirements,
         addedAt: Timestamp, removedAt: Timestamp? = nil, fileDeletedAt: Timestamp? = nil
     ) throws(CatalogError) {
         try Variant.validateName(name)
@@ -35,6 +37,7 @@ public struct Variant: Hashable, Sendable {
         self.ext = ext
         self.sha256 = sha256
         self.size = size
+        self.chunks = chunks
         self.requires = requires
         self.addedAt = addedAt
         self.removedAt = removedAt
@@ -52,6 +55,10 @@ public struct Variant: Hashable, Sendable {
         w.field("file", file)
         w.field("sha256", sha256)
         w.field("size", size)
+        if let chunks {
+            w.key("chunks")
+            chunks.write(to: &w, publicBaseURL: publicBaseURL, file: file)
+        }
         w.key("requires")
         requires.write(to: &w)
         w.field("added_at", addedAt.rfc3339)
@@ -61,14 +68,10 @@ public struct Variant: Hashable, Sendable {
     }
 }
 
-extension Release {
-    /// The first live variant whose every condition holds for `device` (SPEC §3.1), nil = the
-    /// release's own file.
-    public func variantIndex(for device: DeviceAttributes) -> Int? {
-        // By index, reading fields in place: a closure over elements copies each variant
-        // (a dozen retained fields) on every update check that names its device.
-        variants.indices.first { variants[$0].isLive && variants[$0].requires.matches(device) }
-    }
+extension Variant: SelectableVariant {}
+
+extension Release: SelectableRelease {
+    public var isSelectable: Bool { state == .active }
 
     public func liveVariant(named name: String) -> Variant? {
         variants.first { $0.isLive && $0.name == name }

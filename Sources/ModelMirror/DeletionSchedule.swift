@@ -9,14 +9,40 @@ public struct DeletionSchedule: Sendable, Equatable, Codable {
     public var pending: [String: Int64] = [:]
     /// Keys already deleted (or found absent): never looked at again.
     public var done: Set<String> = []
+    /// Snapshot keys (details and rules) a pass put or found in the bucket: once one is no longer
+    /// local (pruned `retired_grace_days` after it stopped being current) it is collected like a
+    /// garbage-collected file (SPEC §9.2).
+    public var snapshots: Set<String> = []
 
     public init() {}
 
-    /// The bucket keys of every garbage-collected file: releases' own and variants'.
+    enum CodingKeys: String, CodingKey { case pending, done, snapshots }
+
+    /// Journals written before rules snapshots existed have no `snapshots`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pending = try c.decode([String: Int64].self, forKey: .pending)
+        done = try c.decode(Set<String>.self, forKey: .done)
+        snapshots = try c.decodeIfPresent(Set<String>.self, forKey: .snapshots) ?? []
+    }
+
+    /// Records the snapshots `desired` holds and answers the recorded ones it no longer holds
+    /// (pruned locally): they leave the bucket through the same wait as collected files.
+    public mutating func supersededSnapshots(desired: [MirrorObject]) -> [String] {
+        let current = Set(desired.filter { $0.kind == .snapshot }.map(\.key))
+        let gone = snapshots.subtracting(current)
+        snapshots = current
+        return gone.sorted()
+    }
+
+    /// The bucket keys of every garbage-collected file: releases' own and variants', each with
+    /// its chunk list when it had one (SPEC §14).
     public static func collectedKeys(catalog: Catalog, prefix: String) -> [String] {
         let base = prefix.isEmpty ? "models/" : prefix + "/models/"
+        func keys(_ file: String, _ chunks: ChunkListFile?) -> [String] { [file] + (chunks != nil ? [ChunkListFile.name(of: file)] : []) }
         return catalog.releases.flatMap { release in
-            (release.fileDeletedAt != nil ? [release.file] : []) + release.variants.filter { $0.fileDeletedAt != nil }.map(\.file)
+            (release.fileDeletedAt != nil ? keys(release.file, release.chunks) : [])
+                + release.variants.filter { $0.fileDeletedAt != nil }.flatMap { keys($0.file, $0.chunks) }
         }.map { base + $0 }
     }
 

@@ -4,11 +4,13 @@ import ModelCatalog
 /// are (size, SHA-256) and the headers it is stored with (SPEC §9.1).
 public struct MirrorObject: Sendable, Equatable {
     public enum Kind: String, Sendable {
-        /// A model (or variant) file: immutable, uploaded first.
+        /// A model (or variant) file or its chunk list: immutable, uploaded first.
         case modelFile = "model"
-        /// A signed catalog snapshot `models/details/<N>.json`: immutable, after the files.
+        /// A signed catalog snapshot `models/details/<N>.json` or a rules snapshot
+        /// `models/rules/<channel>/<N>.json`: immutable, after the files.
         case snapshot
-        /// `latest_model_details.json` and its `.sig.json`: replaced in place, uploaded last.
+        /// The rules pointers `models/rules/<channel>.sig.json`, then `latest_model_details.json`
+        /// and its `.sig.json`: replaced in place, uploaded last.
         case pointer
     }
 
@@ -57,8 +59,9 @@ extension MirrorObject {
     /// Everything the bucket should hold for `catalog`, in upload order: every model and variant
     /// file not garbage-collected (publication order, each release's variants in insertion order
     /// after its own file; removed variants and retired releases in grace included, since modeld
-    /// serves them too), then snapshots (ascending N), then `latest_model_details.json`, then its
-    /// `.sig.json` — so no JSON is ever visible before the files it names.
+    /// serves them too), then details snapshots (ascending N) and rules snapshots (by channel,
+    /// ascending N), then the rules pointers, `latest_model_details.json` and its `.sig.json`
+    /// last — so no JSON is ever visible before the files it names (SPEC §9.1, §9.2).
     /// `json` lists the JSON files present locally; absent ones are simply not mirrored.
     public static func desired(catalog: Catalog, modelsDir: String, prefix: String, json: [LocalJSON], pointerMaxAge: Int) -> [MirrorObject] {
         let base = prefix.isEmpty ? "models/" : prefix + "/models/"
@@ -68,24 +71,32 @@ extension MirrorObject {
         }
         var objects: [MirrorObject] = []
         for release in catalog.releases {
+            // Each file's chunk list (SPEC §14) right after it: both before any JSON naming them.
+            func chunkList(_ chunks: ChunkListFile?, of name: String) {
+                guard let chunks else { return }
+                objects.append(file(ChunkListFile.name(of: name), size: chunks.size, sha256: chunks.sha256, contentType: "application/octet-stream"))
+            }
             if release.fileDeletedAt == nil {
                 objects.append(file(release.file, size: release.size, sha256: release.sha256, contentType: release.contentType))
+                chunkList(release.chunks, of: release.file)
             }
             // The Content-Type modeld's /models/ serves the variant with (docs/decisions/object-storage.md).
             for v in release.variants where v.fileDeletedAt == nil {
                 objects.append(file(v.file, size: v.size, sha256: v.sha256, contentType: v.contentType))
+                chunkList(v.chunks, of: v.file)
             }
         }
-        let snapshots = json.compactMap { file -> (Int, LocalJSON)? in
-            guard file.name.hasPrefix("details/"), file.name.hasSuffix(".json"),
-                  let number = Int(file.name.dropFirst("details/".count).dropLast(".json".count)) else { return nil }
-            return (number, file)
-        }.sorted { $0.0 < $1.0 }
-        for (_, file) in snapshots {
+        // Details first, then rules by channel; each in ascending N.
+        let snapshots = json.compactMap { file -> (group: String, number: Int, file: LocalJSON)? in
+            guard let (group, number) = snapshotNumber(file.name) else { return nil }
+            return (group, number, file)
+        }.sorted { ($0.group, $0.number) < ($1.group, $1.number) }
+        for (_, _, file) in snapshots {
             objects.append(MirrorObject(kind: .snapshot, key: base + file.name, localPath: file.localPath, size: file.size, sha256: file.sha256,
                                         contentType: "application/json", cacheControl: immutableCacheControl))
         }
-        for name in pointerNames {
+        let rulesPointers = json.map(\.name).filter(isRulesPointer).sorted()
+        for name in rulesPointers + pointerNames {
             guard let file = json.first(where: { $0.name == name }) else { continue }
             objects.append(MirrorObject(kind: .pointer, key: base + name, localPath: file.localPath, size: file.size, sha256: file.sha256,
                                         contentType: "application/json", cacheControl: "public, max-age=\(pointerMaxAge)"))
@@ -93,6 +104,37 @@ extension MirrorObject {
         return objects
     }
 
-    /// The pointer files, in the order they are uploaded.
+    /// The details pointer files, in the order they are uploaded (after the rules pointers).
     public static let pointerNames = ["latest_model_details.json", "latest_model_details.sig.json"]
+
+    /// Every JSON name the mirror reads under models/, given a directory listing (`list(dir)`
+    /// answers the entry names of `dir` relative to models/, empty when absent): the details
+    /// pointers, `details/<N>.json`, `rules/<channel>.sig.json` and `rules/<channel>/<N>.json`.
+    public static func jsonNames(list: (String) -> [String]) -> [String] {
+        var names = pointerNames
+        names += list("details").filter { snapshotNumber("details/" + $0) != nil }.map { "details/" + $0 }
+        for entry in list("rules").sorted() {
+            if isRulesPointer("rules/" + entry) {
+                names.append("rules/" + entry)
+            } else if NameRule.matches(entry) {
+                names += list("rules/" + entry).filter { snapshotNumber("rules/\(entry)/\($0)") != nil }.sorted().map { "rules/\(entry)/\($0)" }
+            }
+        }
+        return names
+    }
+
+    /// `details/<N>.json` → ("details", N); `rules/<channel>/<N>.json` → ("rules/<channel>", N).
+    static func snapshotNumber(_ name: String) -> (String, Int)? {
+        guard name.hasSuffix(".json"), let slash = name.lastIndex(of: "/") else { return nil }
+        let group = String(name[..<slash])
+        let digits = name[name.index(after: slash)...].dropLast(".json".count)
+        guard group == "details" || (group.hasPrefix("rules/") && NameRule.matches(group.dropFirst("rules/".count))),
+              !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), String(number) == digits else { return nil }
+        return (group, number)
+    }
+
+    static func isRulesPointer(_ name: String) -> Bool {
+        name.hasPrefix("rules/") && name.hasSuffix(".sig.json")
+            && NameRule.matches(name.dropFirst("rules/".count).dropLast(".sig.json".count))
+    }
 }

@@ -9,8 +9,10 @@ struct CacheState: Codable, Equatable {
     var previous: [String] = []
     /// Ids the app reported bad or that crash-looped: never installed again.
     var blocked: [String] = []
-    /// Launches of `active` since it was installed, while not yet marked good.
-    var activations = 0
+    /// Launches of `active` that ended before ``CrashLoopRule/window`` without `markGood`, in a
+    /// row (the crash-loop rule, ``LaunchHealth``). Replaces v3's `activations`, which counted
+    /// every launch and so blocked models that were merely unused; an old value is not carried over.
+    var unconfirmedLaunches = 0
     var activeIsGood = false
     /// Revalidation of the last dynamic answer: its ETag and identity body.
     var etag: String?
@@ -22,58 +24,91 @@ struct CacheState: Codable, Equatable {
     var notBefore: Date?
 
     enum CodingKeys: String, CodingKey {
-        case clientID = "client_id", active, previous, blocked, activations
+        case clientID = "client_id", active, previous, blocked, unconfirmedLaunches = "unconfirmed_launches"
         case activeIsGood = "active_is_good", etag, lastBody = "last_body"
         case highestCatalog = "highest_catalog", failures, notBefore = "not_before"
     }
+
+    init(clientID: String) { self.clientID = clientID }
+
+    /// Every key but `client_id` may be missing: a file of an earlier version lacks the newer
+    /// ones (v3 has no `unconfirmed_launches`), and they start from their defaults.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        clientID = try c.decode(String.self, forKey: .clientID)
+        active = try c.decodeIfPresent(String.self, forKey: .active)
+        previous = try c.decodeIfPresent([String].self, forKey: .previous) ?? []
+        blocked = try c.decodeIfPresent([String].self, forKey: .blocked) ?? []
+        unconfirmedLaunches = try c.decodeIfPresent(Int.self, forKey: .unconfirmedLaunches) ?? 0
+        activeIsGood = try c.decodeIfPresent(Bool.self, forKey: .activeIsGood) ?? false
+        etag = try c.decodeIfPresent(String.self, forKey: .etag)
+        lastBody = try c.decodeIfPresent(String.self, forKey: .lastBody)
+        highestCatalog = try c.decodeIfPresent(Int64.self, forKey: .highestCatalog)
+        failures = try c.decodeIfPresent(Int.self, forKey: .failures) ?? 0
+        notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
+    }
 }
 
-/// An installed model: the verified file and the release it came from.
+/// An installed model: the verified file and the release it came from (or the model the app
+/// bundles, ``isBundled``).
 public struct InstalledModel: Sendable, Equatable {
     public let release: Release
-    /// The model file (`models/<id>/model.<ext>`).
+    /// The model file (`models/<id>/model.<ext>`; a bundled model's configured URL).
     public let path: URL
+    /// What the app loads when it is not the file itself: the unpacked archive
+    /// (`models/<id>/model/`) or the model Core ML compiled (`models/<id>/model.mlmodelc`).
+    public var prepared: URL?
+    /// The model the app ships (``ModeldConfiguration/bundledModel``), not a file of the cache.
+    public var isBundled = false
     public var id: String { release.id }
     public var sha256: String { release.sha256 }
     public var size: Int64 { release.size }
 }
 
-/// The cache directory's layout and its only writer of `state.json` and `models/`.
+/// One channel's part of the cache (``CacheDirectory``) and the only writer of its
+/// `state.json` and `models/`.
 ///
 /// ```
-/// state.json   models/<id>/{model.<ext>,release.json}   partial/<id>.{part,json}   events/   lock
+/// state.json   models/<id>/{model.<ext>,release.json[,model/]}   partial/<id>.{part,json}   events/   lock
 /// ```
 struct CacheStore {
     let root: URL
     var models: URL { root.appendingPathComponent("models") }
     var partial: URL { root.appendingPathComponent("partial") }
     var events: URL { root.appendingPathComponent("events") }
-    private var stateURL: URL { root.appendingPathComponent("state.json") }
+    var stateURL: URL { root.appendingPathComponent("state.json") }
+    var lockURL: URL { root.appendingPathComponent("lock") }
 
-    init(root: URL) throws {
-        self.root = root
-        for dir in [root, root.appendingPathComponent("models"), root.appendingPathComponent("partial"),
-                    root.appendingPathComponent("events")] {
+    func createDirectories() throws {
+        for dir in [root, models, partial, events] {
             do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch {
                 throw ModeldClientError.io("cannot create \(dir.path): \(error.localizedDescription)")
             }
         }
     }
 
-    func loadState(clientID: String?) throws -> CacheState {
-        guard let data = try? Data(contentsOf: stateURL) else {
-            let state = CacheState(clientID: clientID ?? UUID().uuidString.lowercased())
+    /// The channel's state. Only a missing `state.json` (ENOENT) is a first start, which gets
+    /// `clientID` (configured, or the install's identity); an unreadable or corrupt one is an
+    /// error and stays untouched, so the client id and the catalog ratchet are never silently
+    /// lost (SPEC §13.1).
+    func loadState(clientID: String, configured: Bool) throws -> CacheState {
+        guard let data = try DiskIO.readIfExists(stateURL) else {
+            let state = CacheState(clientID: clientID)
             try save(state)
             return state
         }
+        var state = try Self.decode(data, from: stateURL)
+        if configured { state.clientID = clientID }
+        return state
+    }
+
+    static func decode(_ data: Data, from url: URL) throws -> CacheState {
         do {
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
-            var state = try decoder.decode(CacheState.self, from: data)
-            if let clientID { state.clientID = clientID }
-            return state
+            return try decoder.decode(CacheState.self, from: data)
         } catch {
-            throw ModeldClientError.io("\(stateURL.path) is not a client state file: \(error.localizedDescription)")
+            throw ModeldClientError.io("\(url.path) is not a client state file (it is kept as it is): \(error.localizedDescription)")
         }
     }
 
@@ -84,13 +119,22 @@ struct CacheStore {
         try DiskIO.atomicWrite(try encoder.encode(state), to: stateURL)
     }
 
+    /// The model installed as `id`, nil when it is not (completely) there: an install writes
+    /// the directory by one rename, so a missing or unreadable part means it was collected or
+    /// deleted, and the caller falls back (to the previous or the bundled model).
     func installed(_ id: String) -> InstalledModel? {
         let dir = models.appendingPathComponent(id)
-        guard let data = try? Data(contentsOf: dir.appendingPathComponent("release.json")),
-              let release = try? JSONDecoder().decode(Release.self, from: data) else { return nil }
+        guard let data = try? Data(contentsOf: dir.appendingPathComponent("release.json")),  // see above: absent = not installed
+              let release = try? JSONDecoder().decode(Release.self, from: data) else { return nil }  // written by us from a verified release
         let path = dir.appendingPathComponent("model.\(release.fileExtension)")
         guard FileManager.default.fileExists(atPath: path.path) else { return nil }
-        return InstalledModel(release: release, path: path)
+        return InstalledModel(release: release, path: path, prepared: Self.prepared(in: dir))
+    }
+
+    /// The compiled model, else the unpacked archive, else nil.
+    static func prepared(in dir: URL) -> URL? {
+        [dir.appendingPathComponent("model.mlmodelc"), dir.appendingPathComponent(ModelUnpacker.directoryName)]
+            .first { FileManager.default.fileExists(atPath: $0.path) }
     }
 
     /// Moves a verified file into a staging directory (`models/.<id>.tmp-…/`) with its release.
@@ -101,7 +145,7 @@ struct CacheStore {
             try DiskIO.moveDurably(file, to: staging.appendingPathComponent("model.\(release.fileExtension)"))
             try DiskIO.atomicWrite(try JSONEncoder().encode(release), to: staging.appendingPathComponent("release.json"))
         } catch {
-            try? FileManager.default.removeItem(at: staging)
+            try? FileManager.default.removeItem(at: staging)  // the error above is the one to report; a leftover is collected at the next start
             throw error
         }
         return staging
@@ -115,14 +159,23 @@ struct CacheStore {
             if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
             try DiskIO.moveDurably(staging, to: target)
         } catch {
-            try? FileManager.default.removeItem(at: staging)
+            try? FileManager.default.removeItem(at: staging)  // the error above is the one to report; a leftover is collected at the next start
             throw error
         }
-        return InstalledModel(release: release, path: target.appendingPathComponent("model.\(release.fileExtension)"))
+        return InstalledModel(release: release, path: target.appendingPathComponent("model.\(release.fileExtension)"),
+                              prepared: Self.prepared(in: target))
+    }
+
+    /// Deletes one installed model's directory.
+    func remove(_ id: String) throws {
+        do { try FileManager.default.removeItem(at: models.appendingPathComponent(id)) } catch {
+            throw ModeldClientError.io("cannot delete model \(id): \(error.localizedDescription)")
+        }
     }
 
     /// Deletes model directories not in `keep` and staging leftovers of a crash (but not the
-    /// staging directory of a download in flight).
+    /// staging directory of a download in flight). Best effort, so the `try?`s: collecting
+    /// garbage must never fail an install or a start, and what stays is collected next time.
     func collectModels(keep: Set<String>, downloading: Set<String>) {
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: models.path)) ?? [] where !keep.contains(name) {
@@ -133,7 +186,7 @@ struct CacheStore {
     }
 
     /// Deletes partial downloads of releases other than `downloading` (once a newer model is
-    /// installed, an older partial will never be resumed).
+    /// installed, an older partial will never be resumed). Best effort, as `collectModels`.
     func collectPartials(except downloading: Set<String>) {
         let fm = FileManager.default
         for name in (try? fm.contentsOfDirectory(atPath: partial.path)) ?? [] {

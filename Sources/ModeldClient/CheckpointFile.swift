@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -26,7 +25,7 @@ final class CheckpointFile: Sendable {
     private let size: Int64
     /// Open once the file exists; used by one thread at a time (the syncer's, or the owner's
     /// after `CheckpointSyncer.drain`), the lock only makes that checkable.
-    private let fd = Mutex<Int32>(-1)
+    private let fd = Locked<Int32>(-1)
 
     init(release: Release, directory: URL) {
         url = directory.appendingPathComponent("\(release.id).json")
@@ -36,6 +35,8 @@ final class CheckpointFile: Sendable {
 
     /// The offset recorded for this release, if any.
     func recordedOffset() -> Int64? {
+        // Any failure to read the record means "no checkpoint": resuming from zero costs bytes,
+        // never correctness (the SHA-256 decides what is installed).
         guard let data = try? Data(contentsOf: url), let record = try? JSONDecoder().decode(Record.self, from: data),
               record.sha256 == sha256, record.size == size, (0...size).contains(record.offset) else { return nil }
         return record.offset

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Makes a download's checkpoints durable off the receiving thread, so the next interval arrives
 /// while the last ones are fsynced and recorded. Jobs run one at a time and in order; `submit`
@@ -9,7 +8,7 @@ import Synchronization
 final class CheckpointSyncer: Sendable {
     private let queue = DispatchQueue(label: "ModeldClient.checkpoint")
     private let inFlight = DispatchGroup()
-    private let failure = Mutex<(any Error)?>(nil)
+    private let failure = Locked<(any Error)?>(nil)
 
     /// Queues `job` once the job before it has finished.
     func submit(_ job: @escaping @Sendable () throws -> Void) throws {

@@ -2,7 +2,6 @@
 import CCurl
 import CurlTransport
 import Foundation
-import Synchronization
 
 /// libcurl on Linux. Each request runs `curl_easy_perform` on a thread of its own (it blocks,
 /// and the cooperative pool must not) and the sink is called from libcurl's write callback, so a
@@ -21,7 +20,7 @@ final class CurlHTTPTransport: HTTPTransport {
         var handles: [CurlEasy] = []
         var closed = false
     }
-    private let pool = Mutex(Pool())
+    private let pool = Locked(Pool())
 
     init(idleTimeout: Int) { self.idleTimeout = idleTimeout }
 

@@ -73,6 +73,14 @@ enum DiskIO {
 
     /// Bytes an unprivileged process may still write on the file system holding `url`.
     static func availableBytes(at url: URL) throws -> Int64 {
+        #if os(iOS) || os(macOS) || os(visionOS)
+        // What the system would free for a download the user asked for (purgeable caches
+        // included). tvOS and watchOS lack the key: statvfs there.
+        if let important = try? url.resourceValues(forKeys: [.volumeAvailableCapacityForImportantUsageKey])
+            .volumeAvailableCapacityForImportantUsage {
+            return important
+        }
+        #endif
         var info = statvfs()
         guard statvfs(url.path, &info) == 0 else { throw ModeldClientError.io("statvfs \(url.path): \(errorText())") }
         return Int64(info.f_bavail) * Int64(info.f_frsize)

@@ -13,20 +13,23 @@ struct Downloader {
 
     let transport: any HTTPTransport
     let directory: URL
+    /// Sees `downloading` as bytes reach the disk, then `verifying`.
+    var progress: ProgressBroadcaster?
 
-    /// Downloads (or resumes) `release` and returns the verified, fsynced file.
-    func fetch(_ release: Release) async throws -> URL {
+    /// Downloads (or resumes) `release` and returns the verified, fsynced file and the body
+    /// bytes this call received for it.
+    func fetch(_ release: Release) async throws -> (file: URL, bytesFetched: Int64) {
         do {
             return try await attempt(release)
         } catch PartialFile.Restart.rangeNotSatisfiable {
             // The partial no longer fits the file (416): forget it and start once more from zero.
-            try? PartialFile.discard(release, in: directory)
+            try PartialFile.discard(release, in: directory)
             return try await attempt(release)
         }
     }
 
-    private func attempt(_ release: Release) async throws -> URL {
-        let partial = try PartialFile(release: release, directory: directory)
+    private func attempt(_ release: Release) async throws -> (file: URL, bytesFetched: Int64) {
+        let partial = try PartialFile(release: release, directory: directory, progress: progress)
         defer { partial.close() }
         let remaining = release.size - partial.written
         let available = try DiskIO.availableBytes(at: directory)
@@ -34,15 +37,15 @@ struct Downloader {
         guard available >= needed else { throw ModeldClientError.insufficientStorage(needed: needed, available: available) }
 
         guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
-        var request = HTTPRequest(url: url)
-        request.headers["Accept-Encoding"] = "identity"
-        if partial.written > 0 {
-            request.headers["Range"] = "bytes=\(partial.written)-"
-            request.headers["If-Range"] = "\"\(release.sha256)\""
-        }
         do {
-            try await transport.stream(request, into: partial)
-            return try partial.finish()
+            // A transport that buffers what the disk has not taken yet gets the file one window
+            // at a time, so at most a window waits in memory; any other gets it in one request.
+            repeat {
+                let before = partial.received
+                try await transport.stream(Self.request(url, release: release, from: before, window: transport.bufferWindow), into: partial)
+                guard partial.received > before else { throw ModeldClientError.network("\(release.url) sent no bytes at \(before)") }
+            } while transport.bufferWindow != nil && partial.received < release.size
+            return (try partial.finish(), partial.received)
         } catch let error as ModeldClientError {
             if case .verification = error { partial.discard() } else { partial.checkpointQuietly() }
             throw error
@@ -50,6 +53,19 @@ struct Downloader {
             partial.checkpointQuietly()
             throw error
         }
+    }
+
+    /// Identity encoding; from a resume point or for a window, a range that only a file with
+    /// this SHA-256 (the ETag) may answer with 206.
+    static func request(_ url: URL, release: Release, from: Int64, window: Int64?) -> HTTPRequest {
+        var request = HTTPRequest(url: url)
+        request.headers["Accept-Encoding"] = "identity"
+        let last = window.map { min(from + $0, release.size) - 1 }
+        if from > 0 || last != nil {
+            request.headers["Range"] = "bytes=\(from)-\(last.map(String.init) ?? "")"
+            request.headers["If-Range"] = "\"\(release.sha256)\""
+        }
+        return request
     }
 }
 
@@ -68,23 +84,33 @@ final class PartialFile: ResponseSink {
     private let syncer = CheckpointSyncer()
     /// Bytes in the file; `pending` holds the ones received after them.
     private(set) var written: Int64 = 0
+    /// Body bytes received by this transfer (`bytes_fetched`, SPEC §14).
+    private(set) var received: Int64 = 0
     /// Received bytes gathered into one write and one hash job per MiB (libcurl hands over
     /// 16 KiB at a time).
     private var pending: [UInt8] = []
     private static let pendingLimit = 1 << 20
+    /// Bytes received so far (written and pending).
+    var received: Int64 { written + Int64(pending.count) }
     /// The offset of the last checkpoint handed to `syncer`.
     private var lastCheckpoint: Int64 = 0
+    private let progress: ProgressBroadcaster?
 
     static func discard(_ release: Release, in directory: URL) throws {
         for suffix in ["part", "json"] {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent("\(release.id).\(suffix)"))
+            let url = directory.appendingPathComponent("\(release.id).\(suffix)")
+            guard try DiskIO.exists(url) else { continue }
+            do { try FileManager.default.removeItem(at: url) } catch {
+                throw ModeldClientError.io("cannot delete \(url.path): \(error.localizedDescription)")
+            }
         }
     }
 
     /// Opens the partial, keeping only the prefix the checkpoint proves durable (an unsynced
     /// tail may hold garbage after a crash), and re-hashes that prefix.
-    init(release: Release, directory: URL) throws {
+    init(release: Release, directory: URL, progress: ProgressBroadcaster? = nil) throws {
         self.release = release
+        self.progress = progress
         partURL = directory.appendingPathComponent("\(release.id).part")
         partPath = partURL.path
         checkpointFile = CheckpointFile(release: release, directory: directory)
@@ -102,30 +128,33 @@ final class PartialFile: ResponseSink {
         written = offset
         lastCheckpoint = offset
         pending.reserveCapacity(Self.pendingLimit)
+        progress?.report(.downloading(bytes: offset, total: release.size))
     }
 
     /// Waits for the checkpoint in flight: the syncer must never fsync a closed (or reused) fd.
     func close() {
-        try? syncer.drain()
+        try? syncer.drain()  // a failed last checkpoint leaves the previous one: a resume re-fetches a little more
         DiskIO.closeFile(fd)
         checkpointFile.close()
     }
 
     /// After a verification failure: deletes the partial, once no checkpoint can reappear.
     func discard() {
+        // The verification failure is what the caller reports; a partial that cannot be deleted
+        // fails the same SHA-256 check at its resume and is discarded then.
         try? syncer.drain()
         try? Self.discard(release, in: partURL.deletingLastPathComponent())
     }
 
     func receive(_ head: ResponseHead) throws {
         switch head.status {
-        case 206 where written > 0:
+        case 206:
             let range = head.header("Content-Range") ?? ""
-            guard range.hasPrefix("bytes \(written)-"), range.hasSuffix("/\(release.size)") else {
-                throw ModeldClientError.network("Content-Range '\(range)' does not continue at byte \(written)")
+            guard range.hasPrefix("bytes \(received)-"), range.hasSuffix("/\(release.size)") else {
+                throw ModeldClientError.network("Content-Range '\(range)' does not continue at byte \(received)")
             }
         case 200:
-            if written > 0 { try restart() }  // If-Range did not match or Range was ignored.
+            if received > 0 { try restart() }  // If-Range did not match or Range was ignored.
         case 416:
             throw Restart.rangeNotSatisfiable
         default:
@@ -137,6 +166,7 @@ final class PartialFile: ResponseSink {
         guard written + Int64(pending.count + bytes.count) <= release.size else {
             throw ModeldClientError.verification("the server sent more than the \(release.size) bytes of release \(release.id)")
         }
+        received += Int64(bytes.count)
         pending.append(contentsOf: bytes)
         if pending.count >= Self.pendingLimit { try flush() }
     }
@@ -151,6 +181,7 @@ final class PartialFile: ResponseSink {
         hasher.update(pending)
         pending = []
         pending.reserveCapacity(Self.pendingLimit)
+        progress?.report(.downloading(bytes: written, total: release.size))
         if written - lastCheckpoint >= Downloader.checkpointInterval { try checkpoint() }
     }
 
@@ -167,6 +198,8 @@ final class PartialFile: ResponseSink {
 
     /// After a failed transfer: keep what arrived for the next resume.
     func checkpointQuietly() {
+        // The transfer's own error is the one reported; a checkpoint that fails here only means
+        // the next resume starts from the one before.
         try? flush()
         if written > lastCheckpoint { try? checkpoint() }
         try? syncer.drain()
@@ -175,6 +208,7 @@ final class PartialFile: ResponseSink {
     /// Size and SHA-256 against the release; the verified file is fsynced and its checkpoint removed.
     func finish() throws -> URL {
         try flush()
+        progress?.report(.verifying)
         try syncer.drain()
         guard written == release.size else {
             throw ModeldClientError.network("the transfer ended after \(written) of \(release.size) bytes")
@@ -184,7 +218,7 @@ final class PartialFile: ResponseSink {
             throw ModeldClientError.verification("SHA-256 of the download is \(digest), the release says \(release.sha256)")
         }
         try DiskIO.syncFile(fd, path: partPath)
-        try? checkpointFile.remove(durably: false)
+        try? checkpointFile.remove(durably: false)  // the file is verified; a leftover record goes with the partials after the install
         return partURL
     }
 

@@ -18,14 +18,56 @@ struct EventQueue {
     }
 
     let directory: URL
+    /// The most events kept (SPEC §9.2: without a reachable events URL the queue must not grow
+    /// without bound); beyond it the oldest whole batches are dropped and counted.
+    var limit = Int.max
     private var queueURL: URL { directory.appendingPathComponent("queue.jsonl") }
     private var quarantine: URL { directory.appendingPathComponent("quarantine") }
+    private var droppedURL: URL { directory.appendingPathComponent("dropped") }
 
     func record(_ event: OutcomeEvent) throws {
         try event.validate()
         var line = try event.jsonLine()
         line.append(0x0A)
+        try makeRoom()
         try DiskIO.appendLineDurably(line, to: queueURL)
+    }
+
+    /// Events dropped so far because the queue was full (`events/dropped`, a decimal count).
+    func droppedEventCount() -> Int {
+        (try? String(contentsOf: droppedURL, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+    }
+
+    /// Before an event is added to a full queue: seals the queue into batches and drops the
+    /// oldest whole batches (a batch is all or nothing, like the server's dedup) until the new
+    /// event fits; the count is written before the files go, so a crash over-counts rather
+    /// than loses a drop.
+    private func makeRoom() throws {
+        guard limit < .max, countLines(queueURL) + sealedLineCount() + 1 > limit else { return }
+        try seal()
+        var files = try batchFiles()
+        var total = files.reduce(0) { $0 + countLines($1) }
+        var dropped: [URL] = []
+        var droppedEvents = 0
+        while total + 1 > limit, let oldest = files.first {
+            let n = countLines(oldest)
+            dropped.append(oldest)
+            droppedEvents += n
+            total -= n
+            files.removeFirst()
+        }
+        guard !dropped.isEmpty else { return }
+        try DiskIO.atomicWrite(Data(String(droppedEventCount() + droppedEvents).utf8), to: droppedURL)
+        for file in dropped { try? FileManager.default.removeItem(at: file) }
+        try DiskIO.fsyncDirectory(directory)
+    }
+
+    private func sealedLineCount() -> Int { ((try? batchFiles()) ?? []).reduce(0) { $0 + countLines($1) } }
+
+    /// Newline-terminated lines, counted without parsing (the bound is checked on every record).
+    private func countLines(_ url: URL) -> Int {
+        guard let data = try? Data(contentsOf: url) else { return 0 }
+        return data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
     }
 
     /// Batches waiting to be sent, oldest first (after sealing what `record` queued).
@@ -35,6 +77,7 @@ struct EventQueue {
     }
 
     /// Events recorded or sealed and not yet acknowledged.
+    /// A figure for display: a file that cannot be read counts 0 here, and fails `pending()`.
     func pendingEventCount() -> Int {
         let queued = (try? Data(contentsOf: queueURL)).map(Self.lines)?.count ?? 0
         let sealed = ((try? batchFiles()) ?? []).compactMap { try? load($0) }.reduce(0) { $0 + $1.lines.count }
@@ -77,7 +120,7 @@ struct EventQueue {
     // MARK: sealing and files
 
     private func seal() throws {
-        guard let data = try? Data(contentsOf: queueURL), !Self.lines(data).isEmpty else { return }
+        guard let data = try DiskIO.readIfExists(queueURL), !Self.lines(data).isEmpty else { return }
         let sealed = directory.appendingPathComponent(String(format: "%016llx", UInt64(Date().timeIntervalSince1970 * 1e6))
                                                       + "_\(UUID().uuidString.lowercased()).jsonl")
         try DiskIO.moveDurably(queueURL, to: sealed)
@@ -130,7 +173,7 @@ struct EventQueue {
             (try? JSONSerialization.jsonObject(with: $0)) is [String: Any]
         }
         guard !lines.isEmpty else {
-            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: file)  // nothing in it to send; if it stays, it is skipped again
             return nil
         }
         return Batch(file: file, batchID: String(name[name.index(after: underscore)...]), lines: lines)

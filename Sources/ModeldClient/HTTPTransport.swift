@@ -36,27 +36,20 @@ protocol HTTPTransport: Sendable {
     /// transfer with `CancellationError`; a failed transfer throws `ModeldClientError.network`.
     func stream(_ request: HTTPRequest, into sink: any ResponseSink) async throws
     /// Drops idle connections; requests after this fail.
-    func invalidate()
+    func invalidate()    /// nil when the transport paces the network to the sink (flow control). Otherwise it buffers
+    /// what the sink has not taken yet, and a download asks it for at most this many bytes at once.
+    var bufferWindow: Int64? { get }
 }
 
 extension HTTPTransport {
+    var bufferWindow: Int64? { nil }
+
     /// Sends `request` and reads a small body whole (at most `limit` bytes).
     func send(_ request: HTTPRequest, limit: Int = 8 << 20) async throws -> HTTPAnswer {
         let collector = Collector(limit: limit)
         try await stream(request, into: collector)
         return collector.answer()
     }
-}
-
-/// The platform's transport. FoundationNetworking's URLSession cannot apply back-pressure to a
-/// data task (docs/decisions/client.md), so Linux uses libcurl.
-/// - Parameter idleTimeout: a request that receives nothing for this long fails.
-func makeHTTPTransport(idleTimeout: Int = 60) -> any HTTPTransport {
-    #if os(Linux)
-    CurlHTTPTransport(idleTimeout: idleTimeout)
-    #else
-    URLSessionTransport(idleTimeout: idleTimeout)
-    #endif
 }
 
 /// A small response read whole (update checks, event uploads, static JSON).
@@ -70,6 +63,7 @@ struct HTTPAnswer: Sendable {
     /// SPEC §10's `{"error":…,"message":…}` fields when the body carries them.
     var errorCode: String? { errorFields?["error"] as? String }
     var errorMessage: String { (errorFields?["message"] as? String) ?? "" }
+    /// nil when the body is not SPEC §10's JSON (a proxy's HTML page): the status still says it.
     private var errorFields: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }
 
     func asError() -> ModeldClientError { .server(status: status, code: errorCode, message: errorMessage) }

@@ -9,14 +9,19 @@ struct SignedAnswer: Sendable {
     var body: [UInt8]
 }
 
-/// The static pointer `latest_model_details.sig.json` once verified: which snapshot to fetch.
+/// A static pointer (`latest_model_details.sig.json`, or a channel's rules pointer) once
+/// verified: which snapshot to fetch.
 struct StaticPointer: Sendable {
+    var kind: SignatureBase.Kind
+    var channel: String?
     var catalog: Int64
     var file: String
     var size: Int
     var sha256: String
 
     init(_ pointer: SignedPointer) {
+        kind = pointer.kind
+        channel = pointer.channel
         catalog = pointer.catalog
         file = pointer.file
         size = pointer.size

@@ -16,35 +16,46 @@ import Foundation
 public actor ModeldClient {
     public nonisolated let configuration: ModeldConfiguration
     private let sdk: SDKVersion
-    private let store: CacheStore
-    private let events: EventQueue
-    private let transport = makeHTTPTransport()
+    let cache: CacheDirectory
+    let store: CacheStore
+    let events: EventQueue
+    private let transport: any HTTPTransport
+    /// Model files: the background session when the app configured one, else `transport`.
+    private let fileTransport: any HTTPTransport
+    private let progress = ProgressBroadcaster()
     private let verifier: any MetadataVerifier
     private let lock: Int32
-    private var state: CacheState
-    private var checkInFlight: Task<CheckResult, any Error>?
-    private var updateInFlight: Task<UpdateResult, any Error>?
-    private var downloadsInFlight: [String: Task<InstalledModel, any Error>] = [:]
+    var state: CacheState
+    /// Whether this instance counted its launch (once per process, LaunchHealth).
+    private var launchCounted = false
+    private var checkInFlight: SharedFlight<CheckResult>?
+    private var updateInFlight: SharedFlight<UpdateResult>?
+    var downloadsInFlight: [String: SharedFlight<InstalledModel>] = [:]
+    /// Body bytes the last install of each release fetched (`update --json`'s `bytes_fetched`).
+    private var bytesFetched: [String: Int64] = [:]
     /// The server's `Retry-After` of the failure being handled.
     private var retryAfter: TimeInterval?
 
-    /// Opens (or creates) the cache, and rolls back a model that was launched twice without
-    /// ``markGood(_:)`` (a crash loop).
+    /// Opens (or creates) the cache and this channel's part of it, and rolls back a model whose
+    /// launches crash-looped (``CrashLoopRule``).
     public init(_ configuration: ModeldConfiguration) throws {
         sdk = try configuration.validate()
         verifier = try configuration.makeVerifier()
         self.configuration = configuration
-        store = try CacheStore(root: configuration.cacheDirectory)
-        guard let lock = try DiskIO.lockExclusively(configuration.cacheDirectory.appendingPathComponent("lock")) else {
-            throw ModeldClientError.cacheInUse("another process uses \(configuration.cacheDirectory.path)")
-        }
-        self.lock = lock
-        events = EventQueue(directory: store.events)
+        let transport = try makeHTTPTransport(configuration.transport, conditions: configuration.conditions)
+        self.transport = transport
+        fileTransport = configuration.fileTransport ?? transport
+        cache = CacheDirectory(root: configuration.cacheDirectory)
+        let opened = try cache.open(channel: configuration.channel)
+        BackupExclusion.exclude(configuration.cacheDirectory)
+        store = opened.store
+        self.lock = opened.lock
+        events = EventQueue(directory: store.events, limit: configuration.maxQueuedEvents)
         do {
-            state = try store.loadState(clientID: configuration.clientID)
-            if let active = state.active, !state.activeIsGood, state.activations >= 2 {
+            state = try store.loadState(clientID: configuration.clientID ?? opened.identity, configured: configuration.clientID != nil)
+            if let active = state.active, state.launchHealth.shouldRollBack(configuration.crashLoop) {
                 try Self.rollBack(active, reason: "crash_loop", state: &state, store: store, events: events,
-                                  keepPrevious: configuration.keepPrevious)
+                                  keepPrevious: configuration.keepPrevious, bundled: configuration.bundledModel)
             }
             // A crash between the install's rename and state.json leaves an unreferenced directory.
             store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
@@ -63,7 +74,9 @@ public actor ModeldClient {
     public var clientID: String { state.clientID }
 
     /// The model in use, from disk only (nil = the app's bundled base model).
-    public func activeModel() -> InstalledModel? { state.active.flatMap(store.installed) }
+    public func activeModel() -> InstalledModel? {
+        state.active.flatMap(store.installed) ?? configuration.bundledModel?.installed(channel: configuration.channel, sdkVersion: configuration.sdkVersion)
+    }
 
     /// The highest catalog version a verified answer carried.
     public var highestCatalog: Int64? { state.highestCatalog }
@@ -79,54 +92,96 @@ public actor ModeldClient {
     /// the answer. Queued events ride along (`POST /latest`); otherwise the stored ETag is
     /// revalidated (`304`). Throws ``ModeldClientError/deferred(until:)`` while backing off.
     public func check() async throws -> CheckResult {
-        if let inFlight = checkInFlight { return try await inFlight.value }
-        let task = Task { try await self.performCheck() }
-        checkInFlight = task
+        if let inFlight = checkInFlight { return try await inFlight.value() }
+        let flight = SharedFlight { try await self.performCheck() }
+        checkInFlight = flight
         defer { checkInFlight = nil }
-        return try await task.value
+        return try await flight.value()
     }
 
     /// ``check()``, then download, verify and install what it found; the new model becomes the
-    /// active one and a `model_activated` event is queued.
-    public func update() async throws -> UpdateResult {
-        if let inFlight = updateInFlight { return try await inFlight.value }
-        let task = Task { try await self.performUpdate() }
-        updateInFlight = task
+    /// active one and a `model_activated` event is queued. `progress` sees its phases
+    /// (``UpdatePhase``); cancelling the calling task stops the transfer and keeps the partial
+    /// file for the next update to resume.
+    public func update(progress observer: (@Sendable (UpdatePhase) -> Void)? = nil) async throws -> UpdateResult {
+        if updateInFlight == nil { progress.reset() }
+        let token = observer.map(progress.add)
+        defer { token.map(progress.remove) }
+        if let inFlight = updateInFlight { return try await inFlight.value() }
+        let flight = SharedFlight { try await self.performUpdate() }
+        updateInFlight = flight
         defer { updateInFlight = nil }
-        return try await task.value
+        return try await flight.value()
     }
 
     /// Downloads and installs `release` (one download per release id however many callers).
     public func download(_ release: Release) async throws -> InstalledModel {
-        if let inFlight = downloadsInFlight[release.id] { return try await inFlight.value }
-        let task = Task { try await self.performDownload(release) }
-        downloadsInFlight[release.id] = task
+        if let inFlight = downloadsInFlight[release.id] { return try await inFlight.value() }
+        let flight = SharedFlight { try await self.performDownload(release) }
+        downloadsInFlight[release.id] = flight
         defer { downloadsInFlight[release.id] = nil }
-        return try await task.value
+        return try await flight.value()
     }
 
     private func performUpdate() async throws -> UpdateResult {
+        progress.report(.checking)
+        do {
+            let result = try await checkAndInstall()
+            progress.report(.installed)
+            return result
+        } catch {
+            progress.report(.failed(error is CancellationError ? "cancelled" : "\(error)"))
+            throw error
+        }
+    }
+
+    private func checkAndInstall() async throws -> UpdateResult {
         let found = try await check()
         switch found.status {
         case .noModel: return UpdateResult(status: .noModel, active: activeModel(), catalog: found.catalog)
         case .upToDate: return UpdateResult(status: .upToDate, active: activeModel(), catalog: found.catalog)
+        case .available where !configuration.conditions.admits(found.release!):
+            return UpdateResult(status: .available, active: activeModel(), catalog: found.catalog)
         case .available:
             let model = try await download(found.release!)
-            return UpdateResult(status: .updated, active: model, catalog: found.catalog)
+            return UpdateResult(status: .updated, active: model, catalog: found.catalog, bytesFetched: bytesFetched[model.id] ?? 0)
         }
     }
 
     private func performDownload(_ release: Release) async throws -> InstalledModel {
         try release.validate()
-        let file = try await Downloader(transport: transport, directory: store.partial).fetch(release)
+        if let bundled = configuration.bundledModel, bundled.id == release.id, bundled.sha256 == release.sha256 {
+            return try activateBundled()
+        }
+        let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
+        let fetched = try await ModelFetcher(transport: fileTransport, directory: store.partial, progress: progress)
+            .fetch(release, sources: sources)
+        progress.report(.preparing)
         configuration.afterInstallStep?(.downloaded)
-        let staging = try store.stage(file, as: release)
+        let staging = try store.stage(fetched.file, as: release)
+        if let list = fetched.chunkList { try store.keepChunkList(list, in: staging) }
         configuration.afterInstallStep?(.staged)
-        if let preparer = configuration.preparer {
-            do { try await preparer.prepare(model: staging.appendingPathComponent("model.\(release.fileExtension)"), into: staging) } catch {
-                try? FileManager.default.removeItem(at: staging)
-                throw ModeldClientError.io("preparing model \(release.id): \(error)")
+        if ModelUnpacker.needsUnpacking(release) {
+            do {
+                try ModelUnpacker.unpack(staging.appendingPathComponent("model.\(release.fileExtension)"), into: staging) {
+                    configuration.afterInstallStep?(.unpacking)
+                }
+            } catch {
+                try? FileManager.default.removeItem(at: staging)  // a staging leftover is collected at the next start anyway
+                // The signed, immutable file itself is bad: block it rather than fetch it at every check.
+                if case ModeldClientError.verification(let reason) = error { try refuseArchive(release.id, reason: reason) }
+                throw error
             }
+        }
+        do {
+            if let preparer = configuration.preparer {
+                try await preparer.prepare(model: staging.appendingPathComponent("model.\(release.fileExtension)"), into: staging)
+            } else {
+                try await CoreMLPreparation.prepare(release, staging: staging)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: staging)  // a staging leftover is collected at the next start anyway
+            throw ModeldClientError.io("preparing model \(release.id): \(error)")
         }
         let model = try store.commit(staging, as: release)
         configuration.afterInstallStep?(.committed)
@@ -134,11 +189,15 @@ public actor ModeldClient {
         state.previous.removeAll { $0 == release.id }
         state.previous = Array(state.previous.prefix(configuration.keepPrevious))
         state.active = release.id
-        state.activations = 0
-        state.activeIsGood = false
+        state.launchHealth.apply(.installed)
         try store.save(state)
         configuration.afterInstallStep?(.activated)
-        try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated"))
+        bytesFetched[release.id] = fetched.bytesFetched
+        // The model is installed and active; an event queue that cannot take the activation
+        // event must not undo that (the event is telemetry, the install is the contract).
+        try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated", props: [
+            "bytes_fetched": .number(Double(fetched.bytesFetched)), "method": .string(fetched.method.rawValue),
+        ]))
         store.collectModels(keep: Set([release.id] + state.previous), downloading: Set(downloadsInFlight.keys))
         store.collectPartials(except: Set(downloadsInFlight.keys).subtracting([release.id]))
         return model
@@ -153,6 +212,7 @@ public actor ModeldClient {
             switch configuration.source {
             case .server(let base): result = try await checkServer(base, now: now, sendEvents: true)
             case .staticFile(let url): result = try await checkStatic(url, now: now)
+            case .rules(let url): result = try await checkRules(url, now: now)
             }
             state.failures = 0
             state.notBefore = nil
@@ -165,7 +225,7 @@ public actor ModeldClient {
                 let delay = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
                     .delay(failures: state.failures, retryAfter: retryAfter) { .random(in: $0) }
                 state.notBefore = now.addingTimeInterval(delay)
-                try? store.save(state)
+                try? store.save(state)  // the check's own error is reported; the back-off then lasts this process only
             default: break
             }
             throw error
@@ -176,6 +236,7 @@ public actor ModeldClient {
         var query = [URLQueryItem(name: "sdk", value: configuration.sdkVersion),
                      URLQueryItem(name: "channel", value: configuration.channel)]
         query.append(URLQueryItem(name: "client_id", value: state.clientID))
+        query += configuration.deviceAttributes.queryItems
         var request = HTTPRequest(url: Self.url(base, path: "latest", query: query))
         let batch = sendEvents ? try events.pending().first : nil
         if let batch {
@@ -221,6 +282,7 @@ public actor ModeldClient {
             throw pointerAnswer.asError()
         }
         let pointer = try verifier.verifyPointer(pointerAnswer.body, now: now)
+        guard pointer.kind == .details else { throw ModeldClientError.verification("\(pointerURL.lastPathComponent) is not a details pointer") }
         let catalog = verifier.acceptsUnsigned ? nil : pointer.catalog
         try ratchet(catalog)
         guard let snapshotURL = URL(string: pointer.file, relativeTo: pointerURL) else {
@@ -234,7 +296,7 @@ public actor ModeldClient {
         guard snapshot.body.count == pointer.size, Digest.sha256Hex(snapshot.body) == pointer.sha256 else {
             throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(snapshot.body)) as? [String: Any] else {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(snapshot.body)) as? [String: Any] else {  // any parse failure is this one error
             throw ModeldClientError.verification("\(pointer.file) is not a JSON object")
         }
         let key = object.keys.compactMap { k in SDKVersion(k).map { (k, $0) } }.filter { $0.1 <= sdk }.max { $0.1 < $1.1 }
@@ -244,6 +306,25 @@ public actor ModeldClient {
         let release = try decodeRelease(try JSONSerialization.data(withJSONObject: entry))
         try commit(catalog)
         return decide(release, catalog: catalog)
+    }
+
+    /// Rules mode (SPEC §9.2): the channel's verified rules, evaluated here with the server's
+    /// selection for this install; queued events go to the events URL when one is configured.
+    private func checkRules(_ base: URL, now: Date) async throws -> CheckResult {
+        let source = RulesSource(base: base, rules: RulesVerifier(channel: configuration.channel, verifier: verifier), transport: transport,
+                                 cacheFile: store.root.appendingPathComponent("rules").appendingPathComponent("\(configuration.channel).json"))
+        let outcome: RulesVerifier.Outcome
+        do { outcome = try await source.fetch(now: now) } catch let failure as RulesSource.Failure {
+            retryAfter = failure.retryAfter
+            throw failure.error
+        }
+        if configuration.events != nil { _ = try? await flushEvents() }   // best effort: they stay queued
+        guard let answer = outcome.snapshot.answer(sdk: sdk, clientID: state.clientID, device: configuration.deviceAttributes) else {
+            return CheckResult(status: .noModel, release: nil, catalog: outcome.catalog)
+        }
+        let release = Release(answer)
+        try release.validate()
+        return decide(release, catalog: outcome.catalog)
     }
 
     private func verify(_ answer: HTTPAnswer, body: [UInt8], now: Date) throws -> CheckResult {
@@ -283,29 +364,44 @@ public actor ModeldClient {
     }
 
     private func decide(_ release: Release, catalog: Int64?) -> CheckResult {
-        let current = release.id == state.active || state.blocked.contains(release.id)
+        let current = release.id == (state.active ?? configuration.bundledModel?.id) || state.blocked.contains(release.id)
         return CheckResult(status: current ? .upToDate : .available, release: release, catalog: catalog)
     }
 
     // MARK: Launch health
 
-    /// The model the app should load at this launch; counts the launch until ``markGood(_:)``.
-    /// A model launched twice without being marked good is rolled back when the next
-    /// `ModeldClient` opens this cache.
+    /// The model the app should load at this launch. The first call of each client instance
+    /// counts a launch of a not-yet-good model, which ``CrashLoopRule/window`` later (or at
+    /// ``markGood(_:)``) is known to have survived; launches that end earlier, in a row, roll the
+    /// model back when the next `ModeldClient` opens this channel (docs/client.md, "Rollback rule").
     public func launchModel() throws -> InstalledModel? {
         guard let model = activeModel() else { return nil }
-        if !state.activeIsGood {
-            state.activations += 1
+        if !launchCounted, let active = state.active, !state.activeIsGood {
+            launchCounted = true
+            state.launchHealth.apply(.launched)
             try store.save(state)
+            let window = configuration.crashLoop.window
+            // Detached and weak: a task isolated to this actor would keep the client (and its
+            // channel lock) alive for the whole window.
+            Task.detached { [weak self] in
+                // Cancellation cannot happen (nobody holds the task); a throw would only end it early.
+                try? await Task.sleep(nanoseconds: UInt64(window * 1_000_000_000))
+                try? await self?.launchSurvived(active)  // state.json unwritable: the launch stays counted, the safe side
+            }
         }
         return model
+    }
+
+    private func launchSurvived(_ id: String) throws {
+        guard state.active == id, state.unconfirmedLaunches > 0 else { return }
+        state.launchHealth.apply(.survived)
+        try store.save(state)
     }
 
     /// The app used the model successfully: it is trusted from now on.
     public func markGood(_ modelID: String) throws {
         guard state.active == modelID, !state.activeIsGood else { return }
-        state.activeIsGood = true
-        state.activations = 0
+        state.launchHealth.apply(.markedGood)
         try store.save(state)
     }
 
@@ -314,24 +410,25 @@ public actor ModeldClient {
     @discardableResult
     public func reportBad(_ modelID: String, reason: String = "reported_bad") throws -> InstalledModel? {
         try Self.rollBack(modelID, reason: reason, state: &state, store: store, events: events,
-                          keepPrevious: configuration.keepPrevious)
+                          keepPrevious: configuration.keepPrevious, bundled: configuration.bundledModel)
         return activeModel()
     }
 
     private static func rollBack(_ id: String, reason: String, state: inout CacheState, store: CacheStore,
-                                 events: EventQueue, keepPrevious: Int) throws {
+                                 events: EventQueue, keepPrevious: Int, bundled: BundledModel?) throws {
         if !state.blocked.contains(id) { state.blocked.append(id) }
         state.previous.removeAll { $0 == id }
+        let wasActive = state.active == id || (state.active == nil && bundled?.id == id)
         if state.active == id {
             state.active = state.previous.first { store.installed($0) != nil }
             state.previous = Array(state.previous.drop { $0 != state.active }.dropFirst())
-            state.activations = 0
-            state.activeIsGood = true  // it ran before the bad model arrived
+            state.launchHealth.apply(.markedGood)  // it ran before the bad model arrived
         }
         try store.save(state)
         try events.record(OutcomeEvent(name: "model_rejected", modelID: id, outcome: String(reason.prefix(64))))
-        if let active = state.active {
-            try? events.record(OutcomeEvent(name: "model_activated", modelID: active, outcome: "activated"))
+        if wasActive, let now = state.active ?? bundled.flatMap({ $0.id == id ? nil : $0.id }) {
+            // The rollback is done and saved; failing to queue its telemetry must not undo it.
+            try? events.record(OutcomeEvent(name: "model_activated", modelID: now, outcome: "activated"))
         }
         store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
     }
@@ -341,13 +438,16 @@ public actor ModeldClient {
     /// Appends `event` durably to the local queue; it goes out with the next check or flush.
     public func record(_ event: OutcomeEvent) throws { try events.record(event) }
 
+    /// Events dropped because the queue was full (oldest whole batches first, SPEC §9.2).
+    public func droppedEventCount() -> Int { events.droppedEventCount() }
+
     /// Events recorded and not yet acknowledged by the server.
     public func pendingEventCount() -> Int { events.pendingEventCount() }
 
     /// Sends every queued batch now (`POST /events`), oldest first; stops at the first failure.
     public func flushEvents() async throws -> FlushResult {
-        guard case .server(let base) = configuration.source else {
-            throw ModeldClientError.invalidConfiguration("static mode has no event endpoint; events stay queued")
+        guard let base = configuration.eventsBase else {
+            throw ModeldClientError.invalidConfiguration("no events URL configured; events stay queued")
         }
         var result = FlushResult()
         let url = Self.url(base, path: "events", query: [URLQueryItem(name: "sdk", value: configuration.sdkVersion)])

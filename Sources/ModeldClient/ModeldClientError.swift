@@ -18,6 +18,9 @@ public enum ModeldClientError: Error, Sendable, CustomStringConvertible, Equatab
     case insufficientStorage(needed: Int64, available: Int64)
     /// A local file operation failed.
     case io(String)
+    /// A cache management request that cannot be done (deleting the active model, an unknown
+    /// or unblocked id); nothing changed.
+    case refused(String)
     /// A previous failure's back-off (or the server's `Retry-After`) has not yet passed.
     case deferred(until: Date)
 
@@ -32,6 +35,7 @@ public enum ModeldClientError: Error, Sendable, CustomStringConvertible, Equatab
         case .insufficientStorage(let needed, let available):
             "insufficient storage: need \(needed) bytes, \(available) available"
         case .io(let m): "i/o: \(m)"
+        case .refused(let m): "refused: \(m)"
         case .deferred(let until): "backing off until \(ISO8601DateFormatter().string(from: until))"
         }
     }

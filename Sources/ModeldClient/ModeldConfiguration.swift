@@ -9,8 +9,11 @@ public struct ModeldConfiguration: Sendable {
         case server(URL)
         /// A static host (bucket, CDN, plain file server): the URL of the directory holding
         /// `latest_model_details.sig.json`, or of that file itself (SPEC §12, §9.1).
-        /// Events cannot be sent in this mode; they stay queued.
+        /// Events go to ``ModeldConfiguration/events`` when set, else stay queued (bounded).
         case staticFile(URL)
+        /// Rules evaluated on the device (SPEC §9.2): the URL of the directory holding
+        /// `rules/` (modeld's root, or a bucket's `…/PREFIX/models/`). Events as for `staticFile`.
+        case rules(URL)
     }
 
     public var source: Source
@@ -34,9 +37,33 @@ public struct ModeldConfiguration: Sendable {
     public var pollInterval: TimeInterval
     /// A step after verification and before activation (e.g. ``CoreMLCompiler`` on Apple platforms).
     public var preparer: (any ModelPreparer)?
+    /// The model the app ships, if any: active until a newer one is installed (SPEC §13.1).
+    public var bundledModel: BundledModel?
+    /// Sent with every update check so the server can answer a device-class variant (SPEC
+    /// §3.1) and used by rules evaluation (§9.2); read from the OS by default, `.none` to send none.
+    public var deviceAttributes: DeviceAttributes = .current
+    /// When a new model counts as crash-looping and is rolled back (docs/client.md).
+    public var crashLoop = CrashLoopRule()
+    /// When a release may be downloaded (network kinds on Apple platforms, `maxBytes` everywhere).
+    public var conditions = DownloadConditions()
+    /// The HTTP client (URLSession on Apple platforms, libcurl on Linux by default).
+    public var transport = TransportKind.automatic
+    #if canImport(Darwin)
+    /// Model files through a background URLSession (update checks stay in the foreground).
+    public var backgroundDownloads: BackgroundDownloads?
+    var fileTransport: (any HTTPTransport)? { backgroundDownloads }
+    #else
+    var fileTransport: (any HTTPTransport)? { nil }
+    #endif
     /// Test-only: called after each install step, so a crash test can kill the process exactly
     /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
     @_spi(Testing) public var afterInstallStep: (@Sendable (InstallStep) -> Void)?
+    /// Where events go without a model server (SPEC §9.2): the base URL of any server answering
+    /// `POST /events` (a modeld replica run for ingestion). nil: a `server` source takes them.
+    public var events: URL?
+    /// The most events kept queued; beyond it the oldest whole batches are dropped and counted
+    /// (SPEC §9.2).
+    public var maxQueuedEvents = 10_000
 
     public init(source: Source, sdkVersion: String, cacheDirectory: URL, channel: String = "stable",
                 clientID: String? = nil, trustedKeys: [TrustedPublicKey] = [], keepPrevious: Int = 1,
@@ -59,15 +86,25 @@ public struct ModeldConfiguration: Sendable {
         guard let version = SDKVersion(sdkVersion) else {
             throw ModeldClientError.invalidConfiguration("sdk version '\(sdkVersion)' is not MAJOR[.MINOR[.PATCH]]")
         }
-        guard (1...32).contains(channel.count),
-              channel.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }) else {
+        guard Self.isChannelName(channel) else {
             throw ModeldClientError.invalidConfiguration("channel '\(channel)' is not [a-z0-9_-]{1,32}")
         }
         if let clientID, !(1...128).contains(clientID.utf8.count) || !clientID.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) {
             throw ModeldClientError.invalidConfiguration("client id must be 1–128 printable ASCII characters")
         }
+        try bundledModel?.validate()
+        try deviceAttributes.validate()
+        guard crashLoop.launches >= 1, crashLoop.window >= 0 else {
+            throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 and a window ≥ 0")
+        }
         guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
+        guard maxQueuedEvents >= 1 else { throw ModeldClientError.invalidConfiguration("maxQueuedEvents must be ≥ 1") }
         return version
+    }
+
+    /// `[a-z0-9_-]{1,32}`: also the channel's directory name in the cache.
+    static func isChannelName(_ name: String) -> Bool {
+        (1...32).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 }
 
@@ -78,6 +115,8 @@ public struct ModeldConfiguration: Sendable {
     case downloaded
     /// It sits with its `release.json` in a staging directory under `models/`.
     case staged
+    /// A zipped model's first file is unpacked into the staging directory (zipped models only).
+    case unpacking
     /// The staging directory was renamed to `models/<id>/`; `state.json` still names the old model.
     case committed
     /// `state.json` names the new model; the `model_activated` event is not yet queued.
@@ -102,5 +141,14 @@ public struct TrustedPublicKey: Sendable, Equatable {
         do { try self.init(publicKey: Data(KeyFileFormat.parsePublic(text).raw)) } catch let error as KeyFileError {
             throw ModeldClientError.invalidConfiguration("public key file: \(error.description)")
         }
+    }
+}
+
+extension ModeldConfiguration {
+    /// Where `POST /events` goes: the events URL, else a server source; nil = events stay queued.
+    var eventsBase: URL? {
+        if let events { return events }
+        if case .server(let base) = source { return base }
+        return nil
     }
 }

@@ -13,9 +13,11 @@ public struct Release: Codable, Sendable, Equatable {
     public var publishedAt: String?
     /// The device-class variant answered instead of the default file (SPEC §3.1).
     public var variant: String?
+    /// The file's chunk list (SPEC §14), when the server published one: what delta updates use.
+    public var chunks: ChunkListReference?
 
     enum CodingKeys: String, CodingKey {
-        case url, id, sha256, size, channel, label, variant
+        case url, id, sha256, size, channel, label, variant, chunks
         case sdkMin = "sdk_min", sdkMax = "sdk_max", publishedAt = "published_at"
     }
 
@@ -39,33 +41,6 @@ public struct Release: Codable, Sendable, Equatable {
         guard URL(string: url)?.scheme.map({ $0 == "http" || $0 == "https" }) == true else {
             throw ModeldClientError.verification("release \(id): url '\(url)' is not http(s)")
         }
-    }
-}
-
-/// `MAJOR[.MINOR[.PATCH]]` with missing components 0 (SPEC §3).
-public struct SDKVersion: Comparable, Sendable, CustomStringConvertible {
-    let parts: [Int]
-
-    public init?(_ text: String) {
-        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...3).contains(pieces.count) else { return nil }
-        var parts: [Int] = []
-        for piece in pieces {
-            guard (1...6).contains(piece.count), piece.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(piece) else { return nil }
-            parts.append(n)
-        }
-        while parts.count < 3 { parts.append(0) }
-        self.parts = parts
-    }
-
-    public static func < (a: SDKVersion, b: SDKVersion) -> Bool { a.parts.lexicographicallyPrecedes(b.parts) }
-    public var description: String { parts.map(String.init).joined(separator: ".") }
-
-    /// Whether `sdk_min <= self < sdk_max` for `release`.
-    func admits(_ release: Release) -> Bool {
-        guard let min = SDKVersion(release.sdkMin), min <= self else { return false }
-        guard let maxText = release.sdkMax else { return true }
-        guard let max = SDKVersion(maxText) else { return false }
-        return self < max
+        try chunks?.validate(release: id)
     }
 }

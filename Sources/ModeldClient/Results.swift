@@ -22,12 +22,16 @@ public struct CheckResult: Sendable, Equatable {
 public struct UpdateResult: Sendable, Equatable {
     public enum Status: Sendable, Equatable {
         case upToDate, updated, noModel
+        /// A verified newer release that ``DownloadConditions`` kept from downloading (`maxBytes`).
+        case available
     }
 
     public let status: Status
     /// The model in use afterwards (nil = the app's bundled base model).
     public let active: InstalledModel?
     public let catalog: Int64?
+    /// Body bytes fetched to install `active` when `status` is `updated` (SPEC §14), else 0.
+    public var bytesFetched: Int64 = 0
 }
 
 /// What ``ModeldClient/flushEvents()`` did.

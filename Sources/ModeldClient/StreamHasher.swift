@@ -1,6 +1,5 @@
 import Crypto
 import Dispatch
-import Synchronization
 
 /// SHA-256 of a stream, computed on a thread of its own so that hashing overlaps receiving and
 /// writing (it costs about as much CPU as writing to the page cache). At most `maxQueued`
@@ -9,7 +8,7 @@ final class StreamHasher: Sendable {
     private static let maxQueued = 4
     private let queue = DispatchQueue(label: "ModeldClient.hash")
     private let slots = DispatchSemaphore(value: maxQueued)
-    private let state = Mutex(SHA256())
+    private let state = Locked(SHA256())
 
     /// Queues `chunk` after the chunks before it.
     func update(_ chunk: [UInt8]) {

@@ -29,6 +29,8 @@ public struct Configuration: Sendable, Equatable {
     public var limits: Limits
     /// SPEC §12; nil = unsigned answers.
     public var signing: Signing?
+    /// SPEC §15 (Configuration+Console.swift).
+    public var console = Console()
     /// Where the values came from, in layering order, e.g. ["config/modeld.json", "env MODELD_INSTANCE_ID", "flag --port"].
     public var sources: [String]
 

@@ -20,6 +20,11 @@ public struct AdminToken: Sendable {
         return Self.constantTimeEquals(Array(offered), bytes)
     }
 
+    /// True for exactly the token (the console's sign-in form), in constant time.
+    public func matches(token: String) -> Bool {
+        Self.constantTimeEquals(Array(token.utf8), bytes)
+    }
+
     /// Compares every byte whatever the first difference; only the length may leak.
     public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }

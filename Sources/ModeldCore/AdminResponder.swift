@@ -1,4 +1,5 @@
 import BinaryText
+import Console
 import GuardRuntime
 import Guardrails
 import HTTPServer
@@ -7,7 +8,9 @@ import ModelCatalog
 import ModeldConfig
 
 /// The admin API (SPEC §7.1): bearer-token protected publishing and release management.
-/// Without a configured token every admin path is 404 (secure by default).
+/// Without a configured token every admin path is 404 (secure by default). With the console on,
+/// a console session (cookie + `X-CSRF-Token` for changes) is let in too, and its changes are
+/// audited (SPEC §15): the console's actions are calls to this API, so they share its code.
 struct AdminResponder: Sendable {
     let token: AdminToken?
     let store: CatalogStore
@@ -18,12 +21,14 @@ struct AdminResponder: Sendable {
     let maxUploadBytes: Int64
     /// Where the guard evaluator keeps its state and decisions (SPEC §11.4).
     let dataDir: String
+    /// nil: the console is off, only the bearer token opens the API.
+    let console: ConsoleAccess?
 
     static let collection = "/admin/models"
     private static let label = RequestLabel(route: .admin)
 
-    /// What a request asks for, decided from its head alone: either the answer itself or the
-    /// operation that needs the exchange (a body, or work on the blocking thread).
+    /// What an authorized request asks for, decided from its head alone: either the answer
+    /// itself or the operation that needs the exchange (a body, or work on the blocking thread).
     enum Route {
         case answer(Response)
         case publish
@@ -34,28 +39,32 @@ struct AdminResponder: Sendable {
     }
 
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+        guard let token else { return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label)) }
+        let actor: ConsoleActor?
+        switch authorize(head, exchange, token) {
+        case .success(let a): actor = a
+        case .failure(let refusal): return .respond(refusal.response)
+        }
         switch route(head) {
         case .answer(let r): return .respond(r)
-        case .publish: return publish(head, exchange)
-        case .addVariant(let id): return addVariant(id, head, exchange)
+        case .publish: return publish(head, exchange, actor)
+        case .addVariant(let id): return addVariant(id, head, exchange, actor)
         case .removeVariant(let id, let name):
-            mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try store.removeVariant(named: name, from: id) }(id)
+            mutateLater(exchange, actor.map { ($0, "remove_variant") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                try store.removeVariant(named: name, from: id)
+            }(id)
             return .deferred
-        case .patch(let id): return patch(id, exchange)
+        case .patch(let id): return patch(id, exchange, actor)
         case .retire(let id):
-            mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir)) }(id)
+            mutateLater(exchange, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
+            }(id)
             return .deferred
         }
     }
 
-    /// The routing of the admin paths, free of sockets so it can be table-tested.
+    /// The routing of the admin paths once authorized, free of sockets so it can be table-tested.
     func route(_ head: RequestHead) -> Route {
-        guard let token else { return .answer(Response.error(404, "not_found", "no such resource").labelled(Self.label)) }
-        guard token.matches(authorization: head.headers["Authorization"]) else {
-            var r = Response.error(401, "unauthorized", "missing or wrong bearer token")
-            r.headers.append("WWW-Authenticate", "Bearer")
-            return .answer(r.labelled(Self.label))
-        }
         if head.path == Self.collection {
             switch head.method {
             case "GET", "HEAD": return .answer(list())
@@ -89,6 +98,25 @@ struct AdminResponder: Sendable {
         case "DELETE": return .retire(id: id)
         default: return .answer(notAllowed("GET, HEAD, PATCH, DELETE"))
         }
+    }
+
+    // MARK: authorization
+
+    struct Refusal: Error { let response: Response }
+
+    /// The bearer token, or a live console session (with its CSRF token for a change). A session
+    /// comes back as the actor its changes are audited under; the bearer token as nil.
+    private func authorize(_ head: RequestHead, _ exchange: Exchange, _ token: AdminToken) -> Result<ConsoleActor?, Refusal> {
+        if token.matches(authorization: head.headers["Authorization"]) { return .success(nil) }
+        if let console, let session = console.session(head) {
+            if ConsoleAccess.needsCSRF(head.method), !ConsoleAccess.csrfMatches(head, session) {
+                return .failure(Refusal(response: Response.error(403, "forbidden", ConsoleAccess.forbidden).labelled(Self.label)))
+            }
+            return .success(ConsoleActor(audit: console.audit, session: session, peer: exchange.peer))
+        }
+        var r = Response.error(401, "unauthorized", "missing or wrong bearer token")
+        r.headers.append("WWW-Authenticate", "Bearer")
+        return .failure(Refusal(response: r.labelled(Self.label)))
     }
 
     // MARK: routes
@@ -128,7 +156,7 @@ struct AdminResponder: Sendable {
         }
     }
 
-    private func publish(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+    private func publish(_ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
         let request: PublishRequest
         do throws(CatalogError) {
             request = try PublishRequest(parameters: try Self.parameters(head))
@@ -142,7 +170,7 @@ struct AdminResponder: Sendable {
         if let other = request.conflictingGuard(in: catalog.served.snapshot.catalog) {
             return .respond(Self.errorResponse(.experimentRunning(other)))
         }
-        return upload(head, exchange) { [self] (upload) throws(CatalogError) in
+        return upload(head, exchange, actor.map { ($0, "publish", nil) }) { [self] (upload) throws(CatalogError) in
             let release = try store.publish(upload, request)
             metrics.recordPublish()
             return release
@@ -150,7 +178,7 @@ struct AdminResponder: Sendable {
     }
 
     /// `POST /admin/models/ID/variants?name=&requires=&ext=` (SPEC §3.1): streamed like publish.
-    private func addVariant(_ id: String, _ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+    private func addVariant(_ id: String, _ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
         let request: VariantRequest
         do throws(CatalogError) {
             request = try VariantRequest(parameters: try Self.parameters(head))
@@ -166,14 +194,17 @@ struct AdminResponder: Sendable {
         if release.liveVariant(named: request.name) != nil {
             return .respond(Response.error(409, "id_in_use", "name: release \(release.id) already has a variant named \(request.name)").labelled(Self.label))
         }
-        return upload(head, exchange) { [store] (upload) throws(CatalogError) in try store.addVariant(upload, to: id, request) }
+        return upload(head, exchange, actor.map { ($0, "add_variant", release) }) { [store] (upload) throws(CatalogError) in
+            try store.addVariant(upload, to: id, request)
+        }
     }
 
     /// The upload path publish and variants share: 413 and a bad digest header answered from the
     /// head, the body streamed to models/.tmp (hashed on the fly), then `commit` on the
     /// blocking-work thread → 201 with the release and `Location`; nothing kept on failure.
+    /// `audit`: a console change, recorded once committed (action, the release before).
     private func upload(
-        _ head: RequestHead, _ exchange: Exchange,
+        _ head: RequestHead, _ exchange: Exchange, _ audit: (ConsoleActor, String, Release?)?,
         commit: @escaping @Sendable (FinishedUpload) throws(CatalogError) -> Versioned<Release>
     ) -> HeadDecision {
         do throws(CatalogError) { try store.checkBaseURL(catalog.served.snapshot.catalog) } catch { return .respond(Self.errorResponse(error)) }
@@ -198,6 +229,7 @@ struct AdminResponder: Sendable {
                 do throws(CatalogError) {
                     let release = try commit(upload)
                     watcher.reloadNow()
+                    audit.map { $0.0.record($0.1, release: release.value.id, before: $0.2, after: release.value) }
                     var r = json(201, release.adminJSON())
                     r.headers.append("Location", Self.collection + "/" + release.value.id)
                     exchange.complete(r)
@@ -221,7 +253,7 @@ struct AdminResponder: Sendable {
         return parameters
     }
 
-    private func patch(_ id: String, _ exchange: Exchange) -> HeadDecision {
+    private func patch(_ id: String, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
@@ -234,7 +266,9 @@ struct AdminResponder: Sendable {
                     exchange.complete(json(200, release.adminJSON(publicBaseURL: served.publicBaseURL,
                                                                   catalogVersion: served.catalog.catalogVersion)))
                 } else {
-                    mutateLater(exchange) { (id: String) throws(CatalogError) -> Versioned<Release> in try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir)) }(id)
+                    mutateLater(exchange, actor.map { ($0, AuditEntry.action(forPatch: p)) }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                        try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir))
+                    }(id)
                 }
             } catch {
                 exchange.complete(Self.errorResponse(error))
@@ -244,12 +278,18 @@ struct AdminResponder: Sendable {
     }
 
     /// Runs a catalog change on the blocking-work thread, reloads the served catalog, answers.
-    private func mutateLater(_ exchange: Exchange, _ change: @escaping @Sendable (String) throws(CatalogError) -> Versioned<Release>) -> @Sendable (String) -> Void {
+    /// `audit`: a console change and its action, recorded with the release before and after.
+    private func mutateLater(
+        _ exchange: Exchange, _ audit: (ConsoleActor, String)?,
+        _ change: @escaping @Sendable (String) throws(CatalogError) -> Versioned<Release>
+    ) -> @Sendable (String) -> Void {
         { [self] id in
             BlockingWork.run {
                 do throws(CatalogError) {
+                    let before = catalog.served.snapshot.catalog.release(id: id)
                     let release = try change(id)
                     watcher.reloadNow()
+                    audit.map { $0.0.record($0.1, release: id, before: before, after: release.value) }
                     exchange.complete(json(200, release.adminJSON()))
                 } catch {
                     exchange.complete(Self.errorResponse(error))

@@ -76,11 +76,11 @@ struct LatestResponder: Sendable {
                 v.clientID = clientID
             }
             guard platform != nil || os != nil || ramMB != nil || device != nil else { return v }
-            do throws(CatalogError) {
+            do throws(InvalidInput) {
                 v.device = try DeviceAttributes(parsing: platform, os: os, ramMB: ramMB, device: device)
                 return v
             } catch {
-                throw HTTPError(400, "invalid_parameter", "\(error.parameter ?? "query"): \(error.message)")
+                throw HTTPError(400, "invalid_parameter", error.description)
             }
         }
     }

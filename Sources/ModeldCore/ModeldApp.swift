@@ -88,6 +88,7 @@ public enum ModeldApp {
 
         let holder = CatalogHolder()
         let router = RouterBox()
+        let servedToday = ServedToday()
         let server = HTTPServer(
             configuration: ServerConfiguration(
                 host: config.listen.host, port: config.listen.port, workers: config.workers,
@@ -96,17 +97,18 @@ public enum ModeldApp {
                 idleTimeout: Double(config.limits.idleTimeoutSeconds),
                 bodyTimeout: Double(config.limits.bodyTimeoutSeconds)),
             handler: router,
-            observer: ExchangeRecorder(metrics: metrics, accessLog: accessLog, instance: config.instanceID))
+            observer: ExchangeRecorder(metrics: metrics, accessLog: accessLog, instance: config.instanceID, servedToday: servedToday))
         let port: Int
         do { port = try server.start() } catch {
             throw StartupFailure(message: "cannot listen on \(config.listen): \(error.message)")
         }
         metrics.setOpenConnectionsSource { server.openConnections }
         let store = CatalogStore(directory: config.modelsDir, publicBaseURL: config.resolvedPublicBaseURL(boundPort: port),
-                                 isFallbackBaseURL: config.publicBaseURL == nil)
+                                 isFallbackBaseURL: config.publicBaseURL == nil, signer: signing?.signer, graceDays: config.retiredGraceDays)
         let signingService = signing.map {
             SigningService(signing: $0, holder: holder, store: store, graceDays: config.retiredGraceDays)
         }
+        let rulesService = RulesService(store: store, resignSeconds: signing?.resignSeconds)
         let removed = store.cleanTemp(instance: config.instanceID)
         if removed > 0 { log.info("removed \(removed) unfinished upload(s) of this instance from \(store.tempDirectory)") }
         let watcher = CatalogWatcher(
@@ -116,6 +118,7 @@ public enum ModeldApp {
                 let before = holder.served.snapshot.publicBaseURL
                 holder.install(ServedCatalog(catalog: catalog, store: store, signing: signing))
                 signingService?.catalogChanged()
+                rulesService.catalogChanged()
                 if store.baseURL(of: catalog) != before {
                     let log = Logger(label: "modeld.catalog")
                     log.notice("the catalog's base URL is now \(store.baseURL(of: catalog))")
@@ -137,24 +140,36 @@ public enum ModeldApp {
         if let warning = BaseURLNotice.warning(store: store, catalog: catalog) { log.warning("\(warning)") }
         watcher.start()
         signingService?.start()
+        rulesService.start()
         let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
         let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher, metrics: metrics)
         guardEvaluator.start()
 
         let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds, signing: signing)
+        // SPEC §15: the console needs the admin token (no token: 404, like the admin API).
+        let console = token != nil && config.console.enabled
+            ? ConsoleAccess(sessionSeconds: config.console.sessionSeconds,
+                            secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true, dataDir: config.dataDir)
+            : nil
+        let accessLogPath: String? = if case .file(let path) = config.accessLog { path } else { nil }
         router.install(Router(
             latest: latest,
             models: ModelFileResponder(catalog: holder),
             admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
                                   instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes,
-                                  dataDir: config.dataDir),
+                                  dataDir: config.dataDir, console: console),
             events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
             operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining }),
-            signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds)))
+            signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds),
+            console: ConsoleResponder(
+                access: console, token: token, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
+                dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: "config/pricing.json",
+                signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned")))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host
         log.info("modeld \(version) listening on http://\(host):\(port) with \(catalog.releases.count) release(s); config: \(config.sourceDescription)")
+        if console != nil { log.info("operator console at /console/ (sessions last \(config.console.sessionSeconds) s)") }
         if let signing { log.info("signing /latest with keyid(s) \(signing.signer.keys.map(\.keyID).joined(separator: ", "))") }
 
         let signals = SignalWatcher()
@@ -169,6 +184,7 @@ public enum ModeldApp {
                 collector.stop()
                 guardEvaluator.stop()
                 signingService?.stop()
+                rulesService.stop()
                 watcher.stop()
                 events.close()
                 accessLog?.close()

@@ -9,6 +9,7 @@ struct Router: HTTPHandler {
     let events: EventsResponder
     let operations: OperationsResponder
     let signedMetadata: SignedMetadataResponder
+    let console: ConsoleResponder
 
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         let path = head.path
@@ -34,6 +35,9 @@ struct Router: HTTPHandler {
         }
         if path == AdminResponder.collection || path.hasPrefix(AdminResponder.collection + "/") {
             return admin.handle(head, exchange)
+        }
+        if ConsoleResponder.owns(path) {
+            return console.handle(head, exchange)
         }
         switch path {
         case "/healthz":

@@ -12,6 +12,8 @@ public struct SignatureBase: Sendable, Equatable {
     public enum Kind: String, Sendable {
         case latest
         case details
+        /// A channel's rules pointer (SPEC §9.2).
+        case rules
     }
 
     public var kind: Kind

@@ -32,7 +32,8 @@ struct CatalogSetBaseURLCommand: ParsableCommand {
             // Keys are loaded first: one modeld would refuse stops the command before anything changes.
             let signing = try SigningConfig.signer(keyFiles: [])
             // The writer's own base is irrelevant here: set-base-url overrides whatever is recorded.
-            let store = CatalogStore(directory: modelsDir, publicBaseURL: base)
+            let store = CatalogStore(directory: modelsDir, publicBaseURL: base, signer: signing?.signer,
+                                     graceDays: signing?.graceDays ?? SigningConfig.graceDays())
             let change: Versioned<String?>
             do throws(CatalogError) {
                 change = try store.setPublicBaseURL(base)

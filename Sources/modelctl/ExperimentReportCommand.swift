@@ -1,5 +1,4 @@
 import ArgumentParser
-import CivilTime
 import Foundation
 import GuardRuntime
 import Guardrails
@@ -26,30 +25,17 @@ struct ExperimentReportCommand: ParsableCommand {
 
     func run() throws {
         try failing {
-            let html = try GuardStatusDocument.Content(document: try source.document(id: id, global: global)).report().html()
+            let document = try source.document(id: id, global: global)
+            // A document missing a §11.5 key fails here naming it (exit 1), as `experiment status` does.
+            _ = try GuardStatusDocument.Content(document: document)
+            guard let report = GuardReport(statusDocument: document, id: id) else {
+                throw CLIFailure("unexpected guard status document: \(String(decoding: document.prefix(200), as: UTF8.self))")
+            }
+            let html = report.html()
             guard let out else { return printOutput(html) }
             do { try html.write(toFile: out, atomically: true, encoding: .utf8) } catch {
                 throw CLIFailure("cannot write \(out): \(error.localizedDescription)")
             }
         }
-    }
-}
-
-extension GuardStatusDocument.Content {
-    /// The decisions (a record whose time does not parse cannot be placed, and is left out) and, once
-    /// the evaluator has run, the last evaluation (`evaluated_at`); `GuardReport` orders them by time.
-    func report() -> GuardReport {
-        func arm(_ arms: [String: Arm]?, _ name: String) -> GuardReport.Arm {
-            GuardReport.Arm(clients: arms?[name]?.clients ?? 0, mean: arms?[name]?.mean)
-        }
-        var points = decisions.compactMap { d in
-            RFC3339.parse(d.ts).map { at in GuardReport.Point(at: at, time: d.ts, rule: d.rule, stage: d.stage, nextStage: d.nextStage,
-                              treatment: arm(d.arms, "treatment"), control: arm(d.arms, "control"), delta: d.delta, bound: d.bound) }
-        }
-        if let evaluatedAt, let at = RFC3339.parse(evaluatedAt) {
-            points.append(GuardReport.Point(at: at, time: evaluatedAt, rule: nil, stage: stage, nextStage: nil,
-                                            treatment: arm(arms, "treatment"), control: arm(arms, "control"), delta: delta, bound: bound))
-        }
-        return GuardReport(release: release, status: status, alpha: alpha, tuningClients: tuningClients, points: points)
     }
 }

@@ -63,7 +63,7 @@ struct MirrorRunner {
             throw CLIFailure("\(conflict.object.key) already exists in the bucket with other content (size or x-amz-meta-sha256 differ); "
                 + "immutable objects are never overwritten (\(plan.conflicts.count) such object(s))")
         }
-        let schedule = try scheduleDeletions(catalog)
+        let schedule = try scheduleDeletions(catalog, objects)
         let now = Self.now()
         return Pass(uploads: plan, deletions: schedule.due(now: now, maxAge: pointerMaxAge),
                     secondsUntilNextDeletion: schedule.secondsUntilNextDue(now: now, maxAge: pointerMaxAge))
@@ -74,12 +74,15 @@ struct MirrorRunner {
     /// Brings the deletion schedule up to date: a collected file still in the bucket starts its
     /// wait now (the JSON in place no longer names it, or will not once this pass uploads it);
     /// one already gone is done.
-    private func scheduleDeletions(_ catalog: Catalog) throws(CLIFailure) -> DeletionSchedule {
+    private func scheduleDeletions(_ catalog: Catalog, _ objects: [MirrorObject]) throws(CLIFailure) -> DeletionSchedule {
         let journal = MirrorJournal(modelsDir: modelsDir)
         var schedule = try journal.deletions()
         let now = Self.now()
-        var changed = false
-        for key in DeletionSchedule.collectedKeys(catalog: catalog, prefix: prefix) where !schedule.done.contains(key) && schedule.pending[key] == nil {
+        let recorded = schedule.snapshots
+        let superseded = schedule.supersededSnapshots(desired: objects)
+        var changed = schedule.snapshots != recorded
+        for key in DeletionSchedule.collectedKeys(catalog: catalog, prefix: prefix) + superseded
+        where !schedule.done.contains(key) && schedule.pending[key] == nil {
             if try storage({ () throws(S3Error) in try client.head(key) }) != nil { schedule.pending[key] = now } else { schedule.done.insert(key) }
             changed = true
         }
@@ -195,13 +198,10 @@ struct MirrorRunner {
         }
     }
 
-    /// The JSON files under models/ that exist: the pointer, its signature, and details/<N>.json.
+    /// The JSON files under models/ that exist: the pointers, details/<N>.json and the rules.
     private func localJSON() throws(CLIFailure) -> [LocalJSON] {
-        var names = MirrorObject.pointerNames
-        let details = (try? FileManager.default.contentsOfDirectory(atPath: modelsDir + "/details")) ?? []
-        names += details.filter { $0.hasSuffix(".json") }.map { "details/" + $0 }
         var files: [LocalJSON] = []
-        for name in names {
+        for name in MirrorObject.jsonNames(list: listModelsSubdirectory(modelsDir)) {
             let path = modelsDir + "/" + name
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             files.append(LocalJSON(name: name, localPath: path, size: Int64(data.count), sha256: S3RequestBuilder.sha256Hex(Array(data))))
@@ -225,4 +225,9 @@ struct MirrorRunner {
             throw CLIFailure(error.description)
         }
     }
+}
+
+/// Entry names of `dir` under the models directory (empty when absent), for `MirrorObject.jsonNames`.
+func listModelsSubdirectory(_ modelsDir: String) -> (String) -> [String] {
+    { dir in (try? FileManager.default.contentsOfDirectory(atPath: modelsDir + "/" + dir)) ?? [] }
 }

@@ -32,10 +32,10 @@ struct MirrorWatch {
     }
 
     /// Identity (inode, size, mtime) of every file the mirror reads besides the model files,
-    /// which are immutable and named by the catalog.
+    /// which are immutable and named by the catalog: the catalog and every pointer and snapshot
+    /// (so a re-signed rules pointer is mirrored within the poll, SPEC §9.2).
     private func signature() -> [String] {
-        let details = ((try? FileManager.default.contentsOfDirectory(atPath: modelsDir + "/details")) ?? []).sorted().map { "details/" + $0 }
-        return (["catalog.json"] + MirrorObject.pointerNames + details).map { name in
+        (["catalog.json"] + MirrorObject.jsonNames(list: listModelsSubdirectory(modelsDir))).map { name in
             var info = stat()
             guard stat(modelsDir + "/" + name, &info) == 0 else { return name + ":-" }
             return "\(name):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"

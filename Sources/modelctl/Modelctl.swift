@@ -24,6 +24,8 @@ struct Modelctl: ParsableCommand {
             EventsCommand.self,
             ExperimentCommand.self,
             MirrorCommand.self,
+            ChunksCommand.self,
+            DeltaCommand.self,
         ]
     )
 }

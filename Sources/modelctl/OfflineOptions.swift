@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelCatalog
+import ModeldSigning
 
 /// `publish`'s options for publishing straight into a models directory (no server).
 struct OfflineOptions: ParsableArguments {
@@ -37,22 +38,26 @@ struct OfflineOptions: ParsableArguments {
     /// The offline publisher when `--models-dir` is given, else nil (publish through the server).
     func publisher() throws(CLIFailure) -> OfflinePublisher? {
         guard let modelsDir else { return nil }
-        return OfflinePublisher(store: try store(modelsDir), instance: instance ?? "modelctl-\(getpid())",
-                                signing: try SigningConfig.signer(keyFiles: []))
+        let signing = try SigningConfig.signer(keyFiles: [])
+        return OfflinePublisher(store: try store(modelsDir, signing: signing), instance: instance ?? "modelctl-\(getpid())",
+                                signing: signing)
     }
 
     /// The store with this publisher's base: `--public-base-url`, else the shipped config's
     /// `public_base_url` (both configured: they must match the catalog's), else a fallback that
     /// defers to the catalog's recorded base (SPEC §9.1: the base is the catalog's).
-    private func store(_ modelsDir: String) throws(CLIFailure) -> CatalogStore {
+    /// The rules pointers every change writes (SPEC §9.2) are signed with `signing`'s keys.
+    private func store(_ modelsDir: String, signing: (signer: Signer, graceDays: Int)?) throws(CLIFailure) -> CatalogStore {
+        let (signer, grace) = (signing?.signer, signing?.graceDays ?? SigningConfig.graceDays())
         do {
             if let publicBaseUrl {
-                return CatalogStore(directory: modelsDir, publicBaseURL: try ShippedConfig.validatedBaseURL(publicBaseUrl, flag: "--public-base-url"))
+                return CatalogStore(directory: modelsDir, publicBaseURL: try ShippedConfig.validatedBaseURL(publicBaseUrl, flag: "--public-base-url"),
+                                    signer: signer, graceDays: grace)
             }
         } catch { throw CLIFailure("\(error)", exitCode: 2) }
         if let configured = try ShippedConfig.load()?.publicBaseURL {
-            return CatalogStore(directory: modelsDir, publicBaseURL: configured)
+            return CatalogStore(directory: modelsDir, publicBaseURL: configured, signer: signer, graceDays: grace)
         }
-        return CatalogStore(directory: modelsDir, publicBaseURL: Self.defaultPublicBaseURL, isFallbackBaseURL: true)
+        return CatalogStore(directory: modelsDir, publicBaseURL: Self.defaultPublicBaseURL, isFallbackBaseURL: true, signer: signer, graceDays: grace)
     }
 }

@@ -28,10 +28,13 @@ struct SignRefresh: ParsableCommand {
             guard FileManager.default.fileExists(atPath: modelsDir) else { throw CLIFailure("models directory \(modelsDir) does not exist") }
             // The base URL only matters for a directory that never saw a publish (no derived
             // file yet): the catalog's recorded base wins, as for every writer.
-            let store = CatalogStore(directory: modelsDir, publicBaseURL: OfflineOptions.defaultPublicBaseURL, isFallbackBaseURL: true)
+            let store = CatalogStore(directory: modelsDir, publicBaseURL: OfflineOptions.defaultPublicBaseURL, isFallbackBaseURL: true,
+                                     signer: signer, graceDays: grace)
             let pointer: SignedPointer
             do throws(CatalogError) {
-                pointer = try SignedDetails(store: store, signer: signer, graceDays: grace).refresh(now: Int64(Date().timeIntervalSince1970))
+                let now = Int64(Date().timeIntervalSince1970)
+                pointer = try SignedDetails(store: store, signer: signer, graceDays: grace).refresh(now: now)
+                try store.rules.refresh(store: store, now: now, resign: true)   // the rules pointers too (SPEC §9.2)
             } catch {
                 throw CLIFailure(error.message)
             }

@@ -7,7 +7,7 @@ import ModeldSigning
 enum SigningConfig {
     /// `--key` files when given (with the config's ttl), else the config's keys; nil = no keys.
     /// A key file modeld would refuse is a usage error (exit 2) naming it.
-    static func signer(keyFiles: [String]) throws(CLIFailure) -> (Signer, graceDays: Int)? {
+    static func signer(keyFiles: [String]) throws(CLIFailure) -> (signer: Signer, graceDays: Int)? {
         let config = try ShippedConfig.load()
         let paths = keyFiles.isEmpty ? (config?.signing?.keys ?? []) : keyFiles
         guard !paths.isEmpty else { return nil }
@@ -19,6 +19,9 @@ enum SigningConfig {
         let ttl = config?.signing?.ttlSeconds ?? 604_800
         return (Signer(keys: keys, ttlSeconds: Int64(ttl)), config?.retiredGraceDays ?? 7)
     }
+
+    /// `retired_grace_days` of ./config/modeld.json (default 7): how long superseded snapshots stay.
+    static func graceDays() -> Int { ((try? ShippedConfig.load()) ?? nil)?.retiredGraceDays ?? 7 }
 
     /// After an offline catalog change (`what`, e.g. "published"): with keys, the snapshot and
     /// the pointer follow at once (SPEC §12), so a mirrored bucket never serves a pointer naming

@@ -18,11 +18,14 @@ struct CheckCommand: AsyncParsableCommand {
 struct UpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "update", abstract: "Check, download, verify and install; print the active model.")
     @ParentCommand var root: ModeldClientCommand
+    @Flag(help: "Print each phase to stderr (at most one line a second while downloading; JSON lines with --json).")
+    var progress = false
 
     func run() async throws {
+        let observer = progress ? ProgressPrinter(json: root.json).observer : nil
         try await root.report { client in
-            let result = try await client.update()
-            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog)
+            let result = try await Interruption.exitOnSignal { try await client.update(progress: observer) }
+            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog, bytesFetched: result.bytesFetched)
         }
     }
 }
@@ -34,8 +37,9 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await root.withClient { client in
             let active = await client.activeModel()
-            StateOutput(state: active == nil ? .none : .installed, active: active, catalog: await client.highestCatalog)
-                .print(json: root.json)
+            var output = StateOutput(state: active == nil ? .none : .installed, active: active, catalog: await client.highestCatalog)
+            output.events = (await client.pendingEventCount(), await client.droppedEventCount())
+            output.print(json: root.json)
         }
     }
 }

@@ -9,12 +9,20 @@ struct ModeldClientCommand: AsyncParsableCommand {
         commandName: "modeld-client",
         abstract: "Check for, download, verify and install models from modeld; queue and send outcome events.",
         subcommands: [CheckCommand.self, UpdateCommand.self, StatusCommand.self, RecordCommand.self,
-                      FlushCommand.self, SimulateCommand.self])
+                      FlushCommand.self, SimulateCommand.self, EvaluateCommand.self, ModelsCommand.self, DeleteCommand.self,
+                      UnblockCommand.self])
 
     @Option(help: "modeld base URL (dynamic mode: /latest, events).")
     var server: String?
     @Option(name: .customLong("static"), help: "URL of the directory holding latest_model_details.sig.json, or of that file.")
     var staticURL: String?
+    @Option(help: "URL of the directory holding rules/ (modeld's root or a bucket's …/PREFIX/models/): evaluate the channel's rules here.")
+    var rules: String?
+    @Option(help: "Base URL of a server answering POST /events (an ingest-only modeld), for --static and --rules.")
+    var events: String?
+    @Option(help: "Most events kept queued; beyond it the oldest whole batches are dropped and counted.")
+    var maxQueuedEvents = 10_000
+    @OptionGroup var device: DeviceOptions
     @Option(help: "The app's SDK version, MAJOR[.MINOR[.PATCH]].")
     var sdk: String
     @Option(help: "Cache directory (installed models, partial downloads, state, events).")
@@ -25,12 +33,20 @@ struct ModeldClientCommand: AsyncParsableCommand {
     var channel = "stable"
     @Option(help: "A trusted public key file (.pub of `modelctl keys generate`); repeatable.")
     var trustKey: [String] = []
-    @Flag(help: "Machine-readable JSON output (check, update, status).")
+    @Flag(help: "Machine-readable JSON output (check, update, status, models).")
     var json = false
+    @OptionGroup var app: AppOptions
+    @Option(help: "Leave a release larger than this many bytes `available` instead of downloading it.")
+    var maxBytes: Int64?
+    @Option(help: "HTTP client: automatic (libcurl on Linux, URLSession elsewhere), urlSession, libcurl.")
+    var transport: TransportKind = .automatic
 
     func validate() throws {
-        guard (server == nil) != (staticURL == nil) else { throw ValidationError("give exactly one of --server URL and --static URL") }
-        for url in [server, staticURL].compactMap({ $0 }) where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+        if let maxBytes, maxBytes < 0 { throw ValidationError("--max-bytes must be ≥ 0, got \(maxBytes)") }
+        guard [server, staticURL, rules].compactMap({ $0 }).count == 1 else {
+            throw ValidationError("give exactly one of --server URL, --static URL and --rules URL")
+        }
+        for url in [server, staticURL, rules, events].compactMap({ $0 }) where !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
             throw ValidationError("URL must start with http:// or https://, got '\(url)'")
         }
     }
@@ -58,17 +74,32 @@ struct ModeldClientCommand: AsyncParsableCommand {
         let source: ModeldConfiguration.Source
         if let server, let url = URL(string: server) { source = .server(url) }
         else if let staticURL, let url = URL(string: staticURL) { source = .staticFile(url) }
+        else if let rules, let url = URL(string: rules) { source = .rules(url) }
         else { throw CLIFailure("bad URL", exitCode: 2) }
-        let keys = try trustKey.map { path in
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw CLIFailure("cannot read --trust-key \(path)", exitCode: 2)
+        var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
+                                                channel: channel, clientID: clientId, trustedKeys: try trustedKeys())
+        app.apply(to: &configuration)
+        configuration.afterInstallStep = try Self.crashHook()
+        configuration.events = try events.map { text in
+            guard let url = URL(string: text) else { throw CLIFailure("bad --events URL '\(text)'", exitCode: 2) }
+            return url
+        }
+        configuration.deviceAttributes = try device.attributes(over: .current)
+        configuration.maxQueuedEvents = maxQueuedEvents
+        configuration.conditions.maxBytes = maxBytes
+        configuration.transport = transport
+        return configuration
+    }
+
+    /// The `--trust-key` files, parsed (an unreadable or bad one is a usage error).
+    func trustedKeys() throws -> [TrustedPublicKey] {
+        try trustKey.map { path in
+            let text: String
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw CLIFailure("cannot read --trust-key \(path): \(error.localizedDescription)", exitCode: 2)
             }
             do { return try TrustedPublicKey(pubFileContents: text) } catch { throw CLIFailure("--trust-key \(path): \(error)", exitCode: 2) }
         }
-        var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
-                                                channel: channel, clientID: clientId, trustedKeys: keys)
-        configuration.afterInstallStep = try Self.crashHook()
-        return configuration
     }
 
     /// Test-only hook: `MODELD_CLIENT_CRASH_AT=<step>` (an ``InstallStep`` name) SIGKILLs this
@@ -99,6 +130,8 @@ struct ModeldClientCommand: AsyncParsableCommand {
         if trustKey.isEmpty { printError("modeld-client: no --trust-key given: accepting unsigned answers") }
     }
 }
+
+extension TransportKind: ExpressibleByArgument {}
 
 /// A failure a user can act on: one line on stderr, exit 1 (or 2 for usage).
 struct CLIFailure: Error {

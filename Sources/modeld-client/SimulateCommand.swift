@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ModeldClient
 
 struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,8 +16,15 @@ struct SimulateCommand: AsyncParsableCommand {
     var outcome: [String] = []
 
     func run() async throws {
-        guard let server = root.server, let url = URL(string: server) else {
-            throw CLIFailure.usage("simulate needs --server URL (events go to a modeld)")
+        guard let server = root.server ?? root.rules, let url = URL(string: server) else {
+            throw CLIFailure.usage("simulate needs --server URL, or --rules URL (with --events URL for the events)")
+        }
+        var rules: RulesFeed?
+        if root.rules != nil {
+            guard let sdk = SDKVersion(root.sdk) else { throw CLIFailure.usage("--sdk '\(root.sdk)' is not MAJOR[.MINOR[.PATCH]]") }
+            let verifier = try RulesVerifier(channel: root.channel, trustedKeys: try root.trustedKeys())
+            rules = RulesFeed(base: url, events: root.events.flatMap(URL.init(string:)), sdk: sdk,
+                              device: try root.device.attributes(), verifier: verifier)
         }
         guard clients >= 1 else { throw CLIFailure.usage("--clients must be ≥ 1") }
         guard rate > 0, rate.isFinite else { throw CLIFailure.usage("--rate must be > 0") }
@@ -29,7 +37,7 @@ struct SimulateCommand: AsyncParsableCommand {
             }
             probabilities[parts[0]] = p
         }
-        let plan = Simulation.Plan(server: url, sdk: root.sdk, channel: root.channel, clients: clients, duration: seconds,
+        let plan = Simulation.Plan(server: url, rules: rules, sdk: root.sdk, channel: root.channel, clients: clients, duration: seconds,
                                    rate: rate, eventName: name, probabilities: probabilities,
                                    defaultProbability: probabilities["default"] ?? 0)
         let report = await Simulation(plan: plan).run()

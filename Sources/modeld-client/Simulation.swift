@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
+import ModeldClient
 
 /// Many simulated installs against one modeld (SPEC §13 `simulate`): each has its own client id,
 /// polls `/latest` and, once it runs a model, posts one outcome event per check (`POST /latest`
@@ -10,7 +10,11 @@ import Synchronization
 /// else `failure` — the per-client data a guarded rollout (§11) evaluates.
 struct Simulation: Sendable {
     struct Plan: Sendable {
+        /// `/latest` of a modeld, or with `rules` the channel's rules under this URL.
         var server: URL
+        /// Rules mode (SPEC §9.2): evaluate the channel's rules locally, read from `server`
+        /// (a bucket), and post events to `events`.
+        var rules: RulesFeed?
         var sdk: String
         var channel: String
         var clients: Int
@@ -45,7 +49,7 @@ struct Simulation: Sendable {
     }
 
     let plan: Plan
-    private let session: URLSession
+    let session: URLSession
 
     init(plan: Plan) {
         self.plan = plan
@@ -70,10 +74,14 @@ struct Simulation: Sendable {
                     // Ends at --duration on the wall clock, also when the asked rate was not reached.
                     while next.timeIntervalSince(start) < plan.duration, Date().timeIntervalSince(start) < plan.duration {
                         let wait = next.timeIntervalSinceNow
-                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }  // cancelled: the loop's clock check ends the worker
                         next = next.addingTimeInterval(interval)
                         let model = state.withLock { $0.models[client] }
-                        let outcome = await check(clientID: "sim-\(run)-\(client)", model: model)
+                        let outcome = if let rules = plan.rules {
+                            await checkRules(rules, clientID: "sim-\(run)-\(client)", model: model)
+                        } else {
+                            await check(clientID: "sim-\(run)-\(client)", model: model)
+                        }
                         state.withLock { s in
                             s.report.checks += 1
                             guard let outcome else { s.report.errors += 1; return }
@@ -103,30 +111,37 @@ struct Simulation: Sendable {
     }
 
     /// One update check; with a model, one event rides along. nil on any failure.
-    private func check(clientID: String, model: String?) async -> (model: String?, event: Bool?)? {
+    func check(clientID: String, model: String?) async -> (model: String?, event: Bool?)? {
         var components = URLComponents(url: plan.server.appendingPathComponent("latest"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "sdk", value: plan.sdk), URLQueryItem(name: "channel", value: plan.channel),
                                  URLQueryItem(name: "client_id", value: clientID)]
         var request = URLRequest(url: components.url!)
         var success: Bool?
-        if let model {
-            let won = Double.random(in: 0..<1) < (plan.probabilities[model] ?? plan.defaultProbability)
-            let event: [String: Any] = ["name": plan.eventName, "ts": Int64(Date().timeIntervalSince1970 * 1000),
-                                        "model_id": model, "outcome": won ? "success" : "failure"]
-            let body: [String: Any] = ["batch_id": UUID().uuidString.lowercased(), "client_id": clientID, "events": [event]]
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try? JSONSerialization.data(withJSONObject: body)
-            success = won
-        }
+        if let model { success = attachEvent(to: &request, clientID: clientID, model: model) }
+        // A failed request is counted as a failure by the caller (nil), which is what a load demo reports.
         guard let (data, response) = try? await session.data(for: request), let http = response as? HTTPURLResponse else { return nil }
         switch http.statusCode {
         case 200:
-            let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String
+            let id = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String  // no id: the client keeps no model
             return (id, success)
         case 404: return (nil, success)
         default: return nil
         }
+    }
+}
+
+extension Simulation {
+    /// Makes `request` a POST carrying one event about `model` (one fresh batch); answers
+    /// whether its outcome is `success`.
+    func attachEvent(to request: inout URLRequest, clientID: String, model: String) -> Bool {
+        let won = Double.random(in: 0..<1) < (plan.probabilities[model] ?? plan.defaultProbability)
+        let event: [String: Any] = ["name": plan.eventName, "ts": Int64(Date().timeIntervalSince1970 * 1000),
+                                    "model_id": model, "outcome": won ? "success" : "failure"]
+        let body: [String: Any] = ["batch_id": UUID().uuidString.lowercased(), "client_id": clientID, "events": [event]]
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try? JSONSerialization.data(withJSONObject: body)  // strings and numbers only: cannot fail
+        return won
     }
 }
 
@@ -136,9 +151,9 @@ private final class Tally: Sendable {
         var report = Simulation.Report()
         var models: [String?]
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(clients: Int) { state = Mutex(State(models: [String?](repeating: nil, count: clients))) }
+    init(clients: Int) { state = Locked(State(models: [String?](repeating: nil, count: clients))) }
 
     func withLock<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 }

@@ -20,6 +20,7 @@ struct StateOutput {
             case .upToDate: self = .upToDate
             case .updated: self = .updated
             case .noModel: self = .noModel
+            case .available: self = .available
             }
         }
     }
@@ -30,15 +31,30 @@ struct StateOutput {
     var reason: String?
     /// `check`'s newer release, named in the text form.
     var release: Release?
+    /// `status`: events queued and events dropped because the queue was full (SPEC §9.2).
+    var events: (pending: Int, dropped: Int)?
+    /// `update`'s body bytes fetched (SPEC §14); absent from `check` and `status`.
+    var bytesFetched: Int64?
+
+    /// `path`: the model file (null for a bundled model without a URL); `prepared`: what the app
+    /// loads when it is not the file (an unpacked archive, a compiled Core ML model) or null.
+    static func json(_ model: InstalledModel) -> [String: Any] {
+        var object: [String: Any] = ["id": model.id, "sha256": model.sha256, "size": model.size, "path": model.path.path,
+                                     "prepared": model.prepared.map { $0.path as Any } ?? NSNull(), "bundled": model.isBundled]
+        if model.isBundled, model.release.url.isEmpty { object["path"] = NSNull() }
+        return object
+    }
 
     func print(json: Bool) {
         if json {
-            let object: [String: Any] = [
+            var object: [String: Any] = [
                 "state": state.rawValue,
-                "active": active.map { ["id": $0.id, "sha256": $0.sha256, "size": $0.size, "path": $0.path.path] as [String: Any] } ?? NSNull(),
+                "active": active.map(Self.json) ?? NSNull(),
                 "catalog": catalog.map { $0 as Any } ?? NSNull(),
                 "reason": reason.map { $0 as Any } ?? NSNull(),
             ]
+            if let events { object["events"] = ["pending": events.pending, "dropped": events.dropped] }
+            if let bytesFetched { object["bytes_fetched"] = bytesFetched }
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             Swift.print(String(decoding: data, as: UTF8.self))
             return
@@ -52,6 +68,7 @@ struct StateOutput {
         case .rejected: Swift.print("rejected: \(reason ?? "")")
         case .none: Swift.print("no model installed")
         }
+        if let events { Swift.print("events: \(events.pending) queued, \(events.dropped) dropped (queue full)") }
     }
 }
 

@@ -7,8 +7,13 @@ final class CatalogFixture {
     let server: ModeldServer
     let scratch: URL
 
-    init(environment: [String: String] = [:], extraArguments: [String] = [], empty: Bool = true) throws {
-        server = try ModeldServer(extraArguments: extraArguments, environment: environment, empty: empty)
+    convenience init(environment: [String: String] = [:], extraArguments: [String] = [], empty: Bool = true) throws {
+        try self.init(server: try ModeldServer(extraArguments: extraArguments, environment: environment, empty: empty))
+    }
+
+    /// Around a server started elsewhere (e.g. a signing one).
+    init(server: ModeldServer) throws {
+        self.server = server
         scratch = server.root.appendingPathComponent("scratch")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     }

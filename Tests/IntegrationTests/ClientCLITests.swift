@@ -18,7 +18,7 @@ import Testing
         #expect(active["id"] as? String == published.id && active["sha256"] as? String == published.sha256)
         #expect(active["size"] as? Int == 1 << 20 + 7)
         let path = try #require(active["path"] as? String)
-        #expect(path == fx.cache.path + "/models/\(published.id)/model.mlmodel")
+        #expect(path == fx.cache.path + "/channels/stable/models/\(published.id)/model.mlmodel")
         #expect(try SHA256Sum.of(URL(fileURLWithPath: path)) == published.sha256)
         let download = try #require(fx.modelRequests(published.id).first)
         #expect(download.headers["accept-encoding"] == "identity")
@@ -55,13 +55,8 @@ import Testing
         let published = try fx.publish(size: size)
         fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 6 << 20), times: 1))
 
-        let process = Process()
-        process.executableURL = TestBinaries.modeldClient
-        process.arguments = fx.clientArguments(["update"])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let checkpoint = fx.cache.appendingPathComponent("partial/\(published.id).json")
+        let (process, _) = try fx.startClient(["update"])
+        let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(published.id).json")
         let sawCheckpoint = ModeldServer.eventually(within: 30) { FileManager.default.fileExists(atPath: checkpoint.path) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -76,7 +71,7 @@ import Testing
         #expect((4 << 20..<size).contains(resumedAt), "Range: \(second.headers["range"] ?? "none")")
         #expect(second.headers["if-range"] == "\"\(published.sha256)\"")
 
-        let records = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" }
+        let records = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" && !($0["path"] as? String ?? "").hasSuffix(".chunks") }
         let served = records.compactMap { $0["bytes"] as? Int }.reduce(0, +)
         #expect(records.count == 2 && records.last?["range"] as? Bool == true)
         #expect(served <= size + 8 << 20, "served \(served) bytes for a \(size)-byte file")
@@ -109,9 +104,9 @@ import Testing
             let installed = try #require(try fx.json(next)["active"] as? [String: Any])
             #expect(installed["id"] as? String == second.id, "after \(step)")
             #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(installed["path"] as? String))) == second.sha256)
-            let models = try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("models").path)
+            let models = try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("channels/stable/models").path)
             #expect(models.sorted() == [first.id, second.id].sorted(), "after \(step): \(models)")  // old kept for rollback
-            #expect(try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("partial").path).isEmpty)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: cache(step).appendingPathComponent("channels/stable/partial").path).isEmpty)
         }
         let bad = try ChildProcess.run(TestBinaries.modeldClient, fx.clientArguments(["status"]), environment: ["MODELD_CLIENT_CRASH_AT": "later"])
         #expect(bad.status == 2 && bad.stderr.contains("MODELD_CLIENT_CRASH_AT"), "\(bad.stderr)")
@@ -139,7 +134,7 @@ import Testing
         #expect(active["id"] as? String == other.id)
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == other.sha256)
         #expect(fx.modelRequests(other.id).last?.headers["range"] == "bytes=\(1 << 20)-")
-        let served = try fx.accessLog(atLeast: 4) { $0["route"] as? String == "models" }
+        let served = try fx.accessLog(atLeast: 4) { $0["route"] as? String == "models" && !($0["path"] as? String ?? "").hasSuffix(".chunks") }
         #expect(served.last?["range"] as? Bool == false && served.last?["bytes"] as? Int == size)
     }
 
@@ -155,7 +150,7 @@ import Testing
         #expect(doc["state"] as? String == "rejected")
         #expect((doc["reason"] as? String)?.contains("SHA-256") == true)
         #expect((doc["active"] as? [String: Any])?["id"] as? String == first.id)
-        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("partial/\(second.id).part").path))
+        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("channels/stable/partial/\(second.id).part").path))
 
         // Without the fault the same release installs, from byte 0 (nothing unverified was kept).
         let good = try fx.client(["--json", "update"])
@@ -172,7 +167,7 @@ import Testing
         let doc = try fx.json(result)
         #expect(doc["state"] as? String == "rejected" && doc["active"] is NSNull)
         #expect((doc["reason"] as? String)?.contains("more than the 100000 bytes") == true)
-        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("models/\(published.id)").path))
+        #expect(!FileManager.default.fileExists(atPath: fx.cache.appendingPathComponent("channels/stable/models/\(published.id)").path))
         #expect(try fx.json(try fx.client(["--json", "status"]))["state"] as? String == "none")
     }
 
@@ -205,7 +200,7 @@ import Testing
     @Test func aBatchTheServerRefuses_isQuarantined_andLaterEventsStillGo_SPEC13() throws {
         _ = try fx.publish(size: 1000)
         // A batch an older client wrote, invalid for the server (empty name).
-        let events = fx.cache.appendingPathComponent("events")
+        let events = fx.cache.appendingPathComponent("channels/stable/events")
         try FileManager.default.createDirectory(at: events, withIntermediateDirectories: true)
         try Data("{\"name\":\"\",\"ts\":1}\n".utf8).write(to: events.appendingPathComponent("0000000000000001_old-bad-batch.jsonl"))
         #expect(try fx.client(["record", "--name", "good"]).status == 0)
@@ -253,7 +248,7 @@ import Testing
         #expect(fx.modelRequests(big.id).isEmpty)
         let status = try fx.json(try fx.client(["--json", "status"], cache: cache))
         #expect((status["active"] as? [String: Any])?["id"] as? String == small.id)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("models").path)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: cache.appendingPathComponent("channels/stable/models").path)
         #expect(leftovers == [small.id])
     }
 

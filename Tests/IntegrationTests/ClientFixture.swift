@@ -24,12 +24,18 @@ final class ClientFixture {
     var cache: URL { scratch.appendingPathComponent("cache") }
 
     /// Publishes `size` random bytes through the admin API; returns (id, sha256, file).
-    func publish(size: Int, sdkMin: String = "2.0", ext: String = "bin") throws -> (id: String, sha256: String, file: URL) {
+    func publish(size: Int, sdkMin: String = "2.0", ext: String = "bin", channel: String? = nil) throws -> (id: String, sha256: String, file: URL) {
         let file = scratch.appendingPathComponent("\(UUID().uuidString.prefix(8)).\(ext)")
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
         try (random.read(upToCount: size) ?? Data()).write(to: file)
+        return try publish(file: file, sdkMin: sdkMin, channel: channel)
+    }
+
+    /// Publishes `file` as it is.
+    func publish(file: URL, sdkMin: String = "2.0", channel: String? = nil) throws -> (id: String, sha256: String, file: URL) {
         let r = try ChildProcess.run(TestBinaries.modelctl, ["publish", file.path, "--sdk-min", sdkMin, "--json",
-                                                             "--server", server.url, "--token", server.token])
+                                                             "--server", server.url, "--token", server.token]
+                                                            + (channel.map { ["--channel", $0] } ?? []))
         try #require(r.status == 0, "modelctl publish failed: \(r.stderr)")
         let release = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         return (try #require(release["id"] as? String), try #require(release["sha256"] as? String), file)
@@ -38,6 +44,20 @@ final class ClientFixture {
     /// `modeld-client --server PROXY --sdk 2.3 --cache CACHE ARGS`.
     func client(_ arguments: [String], cache: URL? = nil, timeout: Duration = .seconds(120)) throws -> ProcessResult {
         try ChildProcess.run(TestBinaries.modeldClient, clientArguments(arguments, cache: cache), timeout: timeout)
+    }
+
+    /// Starts `modeld-client` with `arguments` in the background (output discarded), for a test
+    /// that kills or signals it mid-run; `exited` is signalled when it ends.
+    func startClient(_ arguments: [String]) throws -> (process: Process, exited: DispatchSemaphore) {
+        let process = Process()
+        process.executableURL = TestBinaries.modeldClient
+        process.arguments = clientArguments(arguments)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        return (process, exited)
     }
 
     func clientArguments(_ arguments: [String], cache: URL? = nil) -> [String] {
@@ -64,6 +84,9 @@ final class ClientFixture {
         return records
     }
 
-    func modelRequests(_ id: String) -> [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") } }
+    /// Requests for release `id`'s file (not its `.chunks` list).
+    func modelRequests(_ id: String) -> [FaultProxy.Seen] {
+        proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") && !$0.target.hasSuffix(".chunks") }
+    }
     var latestRequests: [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/latest") } }
 }

@@ -59,8 +59,12 @@ import Testing
         let second = try fx.publish(size: 20_000)
         #expect(try await client!.update().active?.id == second.id)
 
-        // Two launches of the new model without markGood: the next start rolls back.
+        // Two launches of the new model whose processes end at once without markGood: the next
+        // start rolls back (a second call in the same process is the same launch).
         #expect(try await client!.launchModel()?.id == second.id)
+        #expect(try await client!.launchModel()?.id == second.id)
+        client = nil
+        client = try makeClient()
         #expect(try await client!.launchModel()?.id == second.id)
         client = nil
         client = try makeClient()

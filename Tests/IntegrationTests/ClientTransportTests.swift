@@ -3,56 +3,178 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The platform's `HTTPTransport` (libcurl on Linux) against the real modeld through the fault
-/// proxy: what the library builds on — streaming into a sink, redirects, cancellation, the idle
-/// timeout, a sink's error ending the transfer.
+/// The transport contract (SPEC §13.1), one suite run for both transports against the real
+/// modeld through the fault proxy: libcurl (the Linux default) and URLSession through
+/// FoundationNetworking (the Apple default; compiled and run here so it cannot rot). Ranges,
+/// resume with If-Range, a 200 to a range restarting, abort at size + 1, 304, identity encoding
+/// for model bytes, Retry-After, cancellation; and redirects, a sink's error, the idle timeout.
 @Suite(.serialized) final class ClientTransportTests {
+    static let kinds: [TransportKind] = [.libcurl, .urlSession]
     let fx: ClientFixture
-    let transport = makeHTTPTransport()
     init() throws { fx = try ClientFixture() }
 
-    /// Publishes `size` bytes and returns the file's URL from the `/latest` answer.
-    func publishedFile(size: Int) async throws -> (url: URL, sha256: String) {
+    func transport(_ kind: TransportKind, idleTimeout: Int = 60) throws -> any HTTPTransport {
+        try makeHTTPTransport(kind, idleTimeout: idleTimeout)
+    }
+
+    /// Publishes `size` random bytes; returns the verified release and the file's bytes.
+    func published(size: Int, through transport: any HTTPTransport) async throws -> (release: Release, bytes: Data) {
         let published = try fx.publish(size: size)
         let answer = try await transport.send(HTTPRequest(url: URL(string: fx.proxy.url + "/latest?sdk=2.3")!))
-        let release = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
-        return (URL(string: try #require(release["url"] as? String))!, published.sha256)
+        let release = try JSONDecoder().decode(Release.self, from: Data(answer.body))
+        try #require(release.id == published.id)
+        return (release, try Data(contentsOf: published.file))
     }
 
-    @Test func aRedirect_isFollowed_andTheSinkSeesOnlyTheFinalResponse() async throws {
-        let file = try await publishedFile(size: 3 << 20)
-        fx.proxy.add(.init(pathContains: "/moved", fault: .respond(status: "302 Found", headers: ["Location: \(file.url.absoluteString)"],
-                                                                      body: Array("moved".utf8)), times: 1))
-        let sink = RecordingSink()
-        try await transport.stream(HTTPRequest(url: URL(string: fx.proxy.url + "/moved")!), into: sink)
-        #expect(sink.heads.withLock { $0 } == [200])
-        #expect(try sink.digest() == file.sha256)
+    func partialDirectory() throws -> URL {
+        let directory = fx.scratch.appendingPathComponent("partial-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
     }
 
-    @Test func cancellingTheTask_abortsAStalledTransfer_withinAboutASecond() async throws {
-        let file = try await publishedFile(size: 4 << 20)
-        fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 16 << 10), times: 1))  // ~1 min
+    @Test(arguments: kinds) func aRange_isAnsweredWith206_andExactlyThoseBytes(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let file = try await published(size: 100_000, through: transport)
+        var request = HTTPRequest(url: URL(string: file.release.url)!)
+        request.headers["Range"] = "bytes=1000-1999"
+        request.headers["Accept-Encoding"] = "identity"
+        let answer = try await transport.send(request)
+        #expect(answer.status == 206)
+        #expect(answer.header("Content-Range") == "bytes 1000-1999/100000")
+        #expect(Data(answer.body) == file.bytes[1000..<2000])
+    }
+
+    @Test(arguments: kinds) func aCutDownload_resumesWithRangeAndIfRange_fetchingOnlyTheRest(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let size = 6 << 20
+        let file = try await published(size: size, through: transport)
+        let downloader = Downloader(transport: transport, directory: try partialDirectory())
+        // Within the first request, whether the transport asks for the file whole or in windows.
+        fx.proxy.add(.init(pathContains: "/models/", fault: .cutAfter(1 << 20), times: 1))
+        await #expect(throws: ModeldClientError.self) { _ = try await downloader.fetch(file.release) }
+        let cutRequests = fx.modelRequests(file.release.id).count
+
+        let url = try await downloader.fetch(file.release)
+        #expect(try Data(contentsOf: url) == file.bytes)
+        let second = try #require(fx.modelRequests(file.release.id).dropFirst(cutRequests).first)
+        let resumedAt = Int(second.headers["range"]?.dropFirst("bytes=".count).prefix { $0 != "-" } ?? "") ?? 0
+        #expect((1...1 << 20).contains(resumedAt), "Range: \(second.headers["range"] ?? "none")")
+        #expect(second.headers["if-range"] == "\"\(file.release.sha256)\"")
+        // Only the rest crossed the network after the cut (in one answer or in windows).
+        let served = try fx.accessLog(atLeast: fx.modelRequests(file.release.id).count) { $0["route"] as? String == "models" }
+        let afterCut = served.dropFirst(cutRequests)
+        #expect(afterCut.allSatisfy { $0["status"] as? Int == 206 })
+        #expect(afterCut.compactMap { $0["bytes"] as? Int }.reduce(0, +) == size - resumedAt)
+    }
+
+    @Test(arguments: kinds) func aFullAnswerToARange_restartsTheFileFromZero(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let file = try await published(size: 3 << 20, through: transport)
+        let downloader = Downloader(transport: transport, directory: try partialDirectory())
+        fx.proxy.add(.init(pathContains: "/models/", fault: .cutAfter(1 << 20), times: 1))
+        await #expect(throws: ModeldClientError.self) { _ = try await downloader.fetch(file.release) }
+        fx.proxy.add(.init(pathContains: "/models/", fault: .ignoreRange, times: 1))
+        let url = try await downloader.fetch(file.release)
+        #expect(try Data(contentsOf: url) == file.bytes)
+        let served = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" }.last
+        #expect(served?["status"] as? Int == 200 && served?["bytes"] as? Int == 3 << 20)
+    }
+
+    @Test(arguments: kinds) func aServerThatSendsMoreThanTheSize_isCutAtSizePlusOne(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let file = try await published(size: 2 << 20, through: transport)
+        let directory = try partialDirectory()
+        fx.proxy.add(.init(pathContains: "/models/", fault: .extraBytes(3 << 20), times: 1))
+        await #expect {
+            _ = try await Downloader(transport: transport, directory: directory).fetch(file.release)
+        } throws: { error in
+            guard case ModeldClientError.verification(let message) = error else { return false }
+            return message.contains("more than the \(2 << 20) bytes")
+        }
+        // Nothing of the oversized answer is kept.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test(arguments: kinds) func aRevalidatedAnswer_is304(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        _ = try await published(size: 1000, through: transport)
+        let url = URL(string: fx.proxy.url + "/latest?sdk=2.3")!
+        let first = try await transport.send(HTTPRequest(url: url))
+        let etag = try #require(first.header("ETag"))
+        var request = HTTPRequest(url: url)
+        request.headers["If-None-Match"] = etag
+        let second = try await transport.send(request)
+        #expect(second.status == 304 && second.body.isEmpty)
+        #expect(second.header("ETag") == etag)
+    }
+
+    @Test(arguments: kinds) func modelBytes_areAskedForAndReceivedInIdentityEncoding(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let file = try await published(size: 200_000, through: transport)
+        let url = try await Downloader(transport: transport, directory: try partialDirectory()).fetch(file.release)
+        #expect(try Data(contentsOf: url) == file.bytes)
+        let request = try #require(fx.modelRequests(file.release.id).last)
+        #expect(request.headers["accept-encoding"] == "identity")
+        let head = try #require(fx.proxy.responses.last { $0.target.hasPrefix("/models/") }?.head.lowercased())
+        #expect(!head.contains("content-encoding"), "\(head)")
+    }
+
+    @Test(arguments: kinds) func retryAfter_reachesTheClient_andDefersTheNextCheck(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        _ = try fx.publish(size: 1000)
+        fx.proxy.add(.init(pathContains: "/latest", fault: .serviceUnavailable(retryAfter: "120"), times: 2))
+        let answer = try await transport.send(HTTPRequest(url: URL(string: fx.proxy.url + "/latest?sdk=2.3")!))
+        #expect(answer.status == 503 && answer.header("Retry-After") == "120")
+
+        var configuration = ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
+                                                cacheDirectory: fx.cache, backoffBase: 0.01)
+        configuration.transport = kind
+        let client = try ModeldClient(configuration)
+        await #expect(throws: ModeldClientError.self) { try await client.check() }
+        #expect(await client.nextCheckDate().timeIntervalSinceNow > 110)
+        await #expect { try await client.check() } throws: { error in
+            guard case ModeldClientError.deferred = error else { return false }
+            return true
+        }
+        #expect(fx.latestRequests.count == 2)
+    }
+
+    @Test(arguments: kinds) func cancellingTheTask_abortsAStalledTransfer_withinOneSecond(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let file = try await published(size: 4 << 20, through: transport)
+        fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 16 << 10), times: 1))  // ~4 min
         let sink = RecordingSink()
-        let transport = self.transport
-        let task = Task { try await transport.stream(HTTPRequest(url: file.url), into: sink) }
+        let task = Task { try await transport.stream(HTTPRequest(url: URL(string: file.release.url)!), into: sink) }
         try #require(await Self.eventually(within: 10) { sink.byteCount.load(ordering: .relaxed) > 0 }, "no body byte within 10 s")
         let cancelledAt = Date()
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(Date().timeIntervalSince(cancelledAt) < 3)
+        #expect(Date().timeIntervalSince(cancelledAt) < 1)
     }
 
-    @Test func aSinkThatThrows_endsTheTransfer_withItsOwnError() async throws {
-        let file = try await publishedFile(size: 8 << 20)
+    @Test(arguments: kinds) func aRedirect_isFollowed_andTheSinkSeesOnlyTheFinalResponse(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let file = try await published(size: 3 << 20, through: transport)
+        fx.proxy.add(.init(pathContains: "/moved", fault: .respond(status: "302 Found", headers: ["Location: \(file.release.url)"],
+                                                                      body: Array("moved".utf8)), times: 1))
+        let sink = RecordingSink()
+        try await transport.stream(HTTPRequest(url: URL(string: fx.proxy.url + "/moved")!), into: sink)
+        #expect(sink.heads.withLock { $0 } == [200])
+        #expect(try sink.digest() == file.release.sha256)
+    }
+
+    @Test(arguments: kinds) func aSinkThatThrows_endsTheTransfer_withItsOwnError(kind: TransportKind) async throws {
+        let transport = try transport(kind)
+        let file = try await published(size: 8 << 20, through: transport)
         let sink = RecordingSink(failAfter: 1 << 20)
-        await #expect(throws: RecordingSink.Enough.self) { try await self.transport.stream(HTTPRequest(url: file.url), into: sink) }
-        #expect(sink.byteCount.load(ordering: .relaxed) < 2 << 20)
+        await #expect(throws: RecordingSink.Enough.self) { try await transport.stream(HTTPRequest(url: URL(string: file.release.url)!), into: sink) }
+        #expect(sink.byteCount.load(ordering: .relaxed) < 8 << 20)
     }
 
-    @Test func aServerThatGoesSilent_failsTheRequestAfterTheIdleTimeout() async throws {
+    @Test(arguments: kinds) func aServerThatGoesSilent_failsTheRequestAfterTheIdleTimeout(kind: TransportKind) async throws {
         fx.proxy.add(.init(pathContains: "/latest", fault: .stall, times: 1))
-        let transport = makeHTTPTransport(idleTimeout: 2)
+        let transport = try transport(kind, idleTimeout: 2)
         let start = Date()
         await #expect(throws: ModeldClientError.self) {
             _ = try await transport.send(HTTPRequest(url: URL(string: self.fx.proxy.url + "/latest?sdk=2.3")!))

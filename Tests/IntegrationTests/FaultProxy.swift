@@ -35,6 +35,9 @@ final class FaultProxy: @unchecked Sendable {
         var pathContains: String
         var fault: Fault
         var times: Int
+        /// Targets ending so are left alone: by default a model file's rule spares its `.chunks`
+        /// list (SPEC §14), which clients fetch first.
+        var unlessSuffix: String? = ".chunks"
     }
 
     /// One request as it reached the proxy.
@@ -57,6 +60,8 @@ final class FaultProxy: @unchecked Sendable {
         var seen: [Seen] = []
         /// Each relayed answer's head (status line and fields), with the request target.
         var responses: [(target: String, head: String)] = []
+        /// Body bytes sent to clients, by request target.
+        var relayed: [String: Int] = [:]
     }
     private let state = Mutex(State())
     private let listener: Int32
@@ -88,6 +93,9 @@ final class FaultProxy: @unchecked Sendable {
     var url: String { "http://127.0.0.1:\(port)" }
 
     func add(_ rule: Rule) { state.withLock { $0.rules.append(rule) } }
+    /// Body bytes relayed to clients for `target` so far (every request for it).
+    func relayedBytes(_ target: String) -> Int { state.withLock { $0.relayed[target] ?? 0 } }
+
     func clearRules() { state.withLock { $0.rules.removeAll() } }
     var seen: [Seen] { state.withLock { $0.seen } }
     var responses: [(target: String, head: String)] { state.withLock { $0.responses } }
@@ -121,7 +129,8 @@ final class FaultProxy: @unchecked Sendable {
 
         let fault: Fault? = state.withLock { s in
             s.seen.append(Seen(method: requestLine[0], target: requestLine[1], headers: headers, at: Date()))
-            guard let i = s.rules.firstIndex(where: { requestLine[1].contains($0.pathContains) && $0.times > 0 }) else { return nil }
+            guard let i = s.rules.firstIndex(where: { requestLine[1].contains($0.pathContains) && $0.times > 0
+                && !($0.unlessSuffix.map { requestLine[1].hasSuffix($0) } ?? false) }) else { return nil }
             s.rules[i].times -= 1
             return s.rules[i].fault
         }
@@ -185,6 +194,7 @@ final class FaultProxy: @unchecked Sendable {
             default: break
             }
             guard Self.send(client, pending) else { return }
+            state.withLock { $0.relayed[requestLine[1], default: 0] += pending.count }
             sent += pending.count
             pending = []
         }

@@ -131,6 +131,7 @@ import Testing
         #expect(!dir.exists("models/\(r.file)") && !dir.exists("models/\(v.file)"))
     }
 
+    /// The variant's own file: `url`, `sha256`, `size` and its chunk list (SPEC §14).
     @Test func variantDocument_changesOnlyURLShaSize_andNamesTheVariant() throws {
         let dir = TempDir(); defer { dir.remove() }
         let s = CatalogStore(directory: dir.path + "/models", publicBaseURL: "https://cdn.example")
@@ -141,7 +142,7 @@ import Testing
         let a = try #require(snap.latest(sdk: SDKVersion("1")!, clientID: nil, device: DeviceAttributes(platform: "ios")))
         #expect(a.variant == v && a.key == CatalogSnapshot.DocumentKey(seq: release.seq, variant: 0))
         let text = String(decoding: snap.document(a), as: UTF8.self)
-        #expect(text == #"{"url":"https://cdn.example/models/\#(v.file)","id":"\#(r.id)","sha256":"\#(v.sha256)","size":3,"sdk_min":"1","channel":"stable","label":"fam","published_at":"\#(release.publishedAt.rfc3339)","variant":"small"}"#)
+        #expect(text == #"{"url":"https://cdn.example/models/\#(v.file)","id":"\#(r.id)","sha256":"\#(v.sha256)","size":3,"chunks":{"url":"https://cdn.example/models/\#(v.file).chunks","sha256":"\#(v.chunks!.sha256)","size":60},"sdk_min":"1","channel":"stable","label":"fam","published_at":"\#(release.publishedAt.rfc3339)","variant":"small"}"#)
         #expect(snap.latest(sdk: SDKVersion("1")!, clientID: nil)?.variant == nil)
         #expect(!String(decoding: snap.latestDetails, as: UTF8.self).contains(v.file), "the static file holds default files only")
     }

@@ -55,4 +55,19 @@ struct EventQueueTests {
         #expect(throws: ModeldClientError.self) { try queue.record(OutcomeEvent(name: "")) }
         #expect(throws: ModeldClientError.self) { try queue.record(OutcomeEvent(name: "n", value: .infinity)) }
     }
+
+    @Test func bound_dropsTheOldestWholeBatchesFirst_andCountsThem_SPEC9_2() throws {
+        var bounded = EventQueue(directory: directory)
+        bounded.limit = 5
+        for i in 0..<3 { try bounded.record(OutcomeEvent(name: "old\(i)")) }
+        _ = try bounded.pending()                      // sealed: one batch of 3 (as a failed send leaves it)
+        for i in 0..<2 { try bounded.record(OutcomeEvent(name: "new\(i)")) }
+        #expect(bounded.pendingEventCount() == 5 && bounded.droppedEventCount() == 0)
+        try bounded.record(OutcomeEvent(name: "over"))  // 6 > 5: the oldest batch (3) goes whole
+        #expect(bounded.droppedEventCount() == 3)
+        let names = try bounded.pending().flatMap(\.lines).map { String(decoding: $0, as: UTF8.self) }
+        #expect(names.count == 3 && names.allSatisfy { !$0.contains("old") } && names.last?.contains("over") == true)
+        // The count survives a new queue over the same directory (a relaunch).
+        #expect(EventQueue(directory: directory).droppedEventCount() == 3)
+    }
 }

@@ -36,9 +36,12 @@ extension MirrorCLITests {
         let plan = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) ?? "" }
-                == [releaseKey, bigKey, oldKey, "\(prefix)/models/latest_model_details.json"], "files first, the release's before its variants")
+                == [releaseKey, releaseKey + ".chunks", bigKey, bigKey + ".chunks", oldKey, oldKey + ".chunks"]
+                + (1...4).map { "\(prefix)/models/rules/stable/\($0).json" }
+                + ["\(prefix)/models/rules/stable.sig.json", "\(prefix)/models/latest_model_details.json"],
+                "files first (each with its chunk list), the release's before its variants; each change's rules snapshot, then the pointers")
         let first = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-        #expect(first.stdout.hasPrefix(#"{"uploaded":4,"skipped":0,"deleted":0,"#), "\(first.stderr)")
+        #expect(first.stdout.hasPrefix(#"{"uploaded":12,"skipped":0,"deleted":0,"#), "\(first.stderr)")
         for (key, file) in [(bigKey, big), (oldKey, old)] {
             let head = try #require(try client.head(key))
             #expect(head.size == Int64(file.bytes.count) && head.sha256 == file.sha256)
@@ -52,7 +55,7 @@ extension MirrorCLITests {
         let next = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(next.status == 0 && next.stdout.contains(#""deleted":0"#), "\(next.stdout)\(next.stderr)")
         #expect(try client.head(oldKey) != nil, "not deleted before the JSON's max-age has passed")
-        #expect(try Self.mirrorUntilOneDeleted(cluster, models: models, prefix: prefix, maxAge))
+        #expect(try Self.mirrorUntilDeleted(2, cluster, models: models, prefix: prefix, maxAge))   // the file and its chunk list
         #expect(try client.head(oldKey) == nil)
         #expect(try client.head(bigKey)?.sha256 == big.sha256 && client.head(releaseKey) != nil, "live files stay")
     }

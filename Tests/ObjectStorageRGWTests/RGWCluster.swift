@@ -71,8 +71,9 @@ final class RGWCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    func client(secret: String? = nil, retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(50))) throws -> S3Client {
-        var client = S3Client(endpoint: try S3Endpoint(url: endpoint, bucket: Self.bucket),
+    func client(secret: String? = nil, bucket: String = RGWCluster.bucket,
+                retry: RetryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(50))) throws -> S3Client {
+        var client = S3Client(endpoint: try S3Endpoint(url: endpoint, bucket: bucket),
                               credentials: Credentials(accessKeyID: credentials.accessKeyID, secretAccessKey: secret ?? credentials.secretAccessKey))
         client.retry = retry
         return client

@@ -1,5 +1,6 @@
 /// What an update check says about its device (SPEC §3.1): `platform`, `os`, `ram_mb`,
-/// `device`, each optional. Parsing names the first invalid parameter.
+/// `device`, each optional. The server parses them from its query (ModelCatalog), the client
+/// reads them from the OS or its configuration.
 public struct DeviceAttributes: Hashable, Sendable {
     public var platform: String?
     public var os: SDKVersion?
@@ -7,7 +8,7 @@ public struct DeviceAttributes: Hashable, Sendable {
     public var device: String?
 
     public static let none = DeviceAttributes()
-    static let ramRange = 0...10_000_000
+    package static let ramRange = 0...10_000_000
 
     public init(platform: String? = nil, os: SDKVersion? = nil, ramMB: Int? = nil, device: String? = nil) {
         self.platform = platform
@@ -16,28 +17,28 @@ public struct DeviceAttributes: Hashable, Sendable {
         self.device = device
     }
 
-    /// From query values (nil = absent); an invalid one throws `invalid_parameter` naming it.
-    public init(parsing platform: String?, os: String?, ramMB: String?, device: String?) throws(CatalogError) {
+    /// From query values or CLI flags (nil = absent); an invalid one throws naming it.
+    public init(parsing platform: String?, os: String?, ramMB: String?, device: String?) throws(InvalidInput) {
         if let platform {
-            guard Self.isPlatform(platform) else { throw .invalid("platform", "must match [a-z0-9_-]{1,32}") }
+            guard Self.isPlatform(platform) else { throw InvalidInput("platform", "must match [a-z0-9_-]{1,32}") }
             self.platform = platform
         }
         if let os {
-            guard let v = SDKVersion(os) else { throw .invalid("os", "must be MAJOR[.MINOR[.PATCH]] with components 0–999999") }
+            guard let v = SDKVersion(os) else { throw InvalidInput("os", "must be MAJOR[.MINOR[.PATCH]] with components 0–999999") }
             self.os = v
         }
         if let ramMB {
-            guard let v = Self.ramMB(ramMB) else { throw .invalid("ram_mb", "must be an integer 0–10000000") }
+            guard let v = Self.ramMB(ramMB) else { throw InvalidInput("ram_mb", "must be an integer 0–10000000") }
             self.ramMB = v
         }
         if let device {
-            guard Self.isDevice(device) else { throw .invalid("device", "must be 1–64 printable ASCII characters") }
+            guard Self.isDevice(device) else { throw InvalidInput("device", "must be 1–64 printable ASCII characters") }
             self.device = device
         }
     }
 
     /// Canonical decimal only (no sign, no leading zeros but "0"), within `ramRange`.
-    static func ramMB(_ s: String) -> Int? {
+    package static func ramMB(_ s: String) -> Int? {
         s.withUTF8Bytes { b in
             guard (1...8).contains(b.count), b.allSatisfy({ (48...57).contains($0) }), b.count == 1 || b[0] != 48 else { return nil }
             let v = b.reduce(0) { $0 * 10 + Int($1 - 48) }
@@ -47,9 +48,9 @@ public struct DeviceAttributes: Hashable, Sendable {
 
     public var isEmpty: Bool { platform == nil && os == nil && ramMB == nil && device == nil }
 
-    static func isPlatform(_ s: String) -> Bool { Release.isName(s) }
+    package static func isPlatform(_ s: String) -> Bool { NameRule.matches(s) }
 
-    static func isDevice(_ s: String) -> Bool {
+    package static func isDevice(_ s: String) -> Bool {
         s.withUTF8Bytes { b in (1...64).contains(b.count) && b.allSatisfy { (0x20...0x7e).contains($0) } }
     }
 }

@@ -1,0 +1,76 @@
+import HTMLPage
+
+/// The frame of every console page: no inline script or style (the CSP forbids both), the
+/// session's CSRF token in a meta tag for console.js, a labelled navigation and one status region
+/// where actions report their result.
+public enum ConsolePage {
+    public enum View: String, Sendable, CaseIterable {
+        case releases, release, events, cost, signIn
+    }
+
+    public static let scriptPath = "/console/assets/console.js"
+    public static let stylePath = "/console/assets/console.css"
+
+    /// `csrf` nil: the sign-in page (no session yet, so an empty token and no navigation).
+    public static func document(title: String, view: View, csrf: String?, body: String) -> String {
+        var nav = ""
+        if csrf != nil {
+            func link(_ href: String, _ text: String, _ current: Bool) -> String {
+                "<a href=\"\(href)\"\(current ? " aria-current=\"page\"" : "")>\(text)</a>"
+            }
+            nav = "<header><nav aria-label=\"Console\">"
+                + link("/console/", "Releases", view == .releases || view == .release)
+                + link("/console/events", "Events", view == .events)
+                + link("/console/cost", "Cost", view == .cost)
+                + "</nav><button type=\"button\" id=\"sign-out\" class=\"secondary\">Sign out</button></header>\n"
+        }
+        return """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="modeld-csrf" content="\(HTMLPage.escape(csrf ?? ""))">
+        <title>\(HTMLPage.escape(title)) · modeld console</title>
+        <link rel="stylesheet" href="\(stylePath)">
+        <script src="\(scriptPath)" defer></script></head>
+        <body data-view="\(view.rawValue)">
+        \(nav)<main>
+        <p id="status" role="status" aria-live="polite"></p>
+        \(body)</main>
+        <dialog id="confirm" aria-labelledby="confirm-text"><form method="dialog">
+        <p id="confirm-text"></p>
+        <button value="cancel" class="secondary">Cancel</button> <button value="ok" id="confirm-ok">Confirm</button>
+        </form></dialog>
+        </body></html>
+
+        """
+    }
+
+    public static func signIn(message: String?) -> String {
+        var body = "<h1>modeld console</h1>\n"
+        if let message { body += "<p class=\"error\" role=\"alert\">\(HTMLPage.escape(message))</p>\n" }
+        body += """
+        <form method="post" action="/console/login" class="signin">
+        <label for="token">Admin token</label>
+        <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+        <button type="submit">Sign in</button>
+        </form>
+
+        """
+        return document(title: "Sign in", view: .signIn, csrf: nil, body: body)
+    }
+
+    static func bytes(_ n: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(n), unit = 0
+        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        if unit == 0 { return "\(n) B" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+
+    static func percent(_ v: Double) -> String {
+        let hundredths = Int((v * 10_000).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)%"
+    }
+}

@@ -1,0 +1,74 @@
+import BinaryText
+import Crypto
+import Synchronization
+
+/// One signed-in browser (SPEC §15): its CSRF token, when it ends, and a short handle that names
+/// it in the audit log without being a credential.
+public struct ConsoleSession: Sendable, Equatable {
+    public let csrfToken: String
+    public let expiresAtMillis: Int64
+    /// The first 12 hex digits of SHA-256(cookie): lets an auditor tell sessions apart.
+    public let handle: String
+}
+
+/// The server-side session table. Cookies are 256 random bits; the table is keyed by their
+/// SHA-256, so neither a memory dump nor a hash-table timing difference hands out a live cookie.
+/// Sessions live in this process only: a restart signs everyone out (docs/console.md).
+public final class ConsoleSessions: Sendable {
+    public let lifetimeMillis: Int64
+    /// A bound on memory against a flood of sign-ins; past it the oldest session is dropped.
+    public static let maxSessions = 10_000
+    private let table = Mutex<[String: ConsoleSession]>([:])
+
+    public init(lifetimeMillis: Int64) { self.lifetimeMillis = lifetimeMillis }
+
+    /// A new session and the cookie value that names it.
+    public func create(now: Int64) -> (cookie: String, session: ConsoleSession) {
+        let cookie = Hex.random(bytes: 32)
+        let key = Self.key(cookie)
+        let session = ConsoleSession(csrfToken: Hex.random(bytes: 32), expiresAtMillis: now + lifetimeMillis,
+                                     handle: String(key.prefix(12)))
+        table.withLock { sessions in
+            if sessions.count >= Self.maxSessions {
+                sessions = sessions.filter { $0.value.expiresAtMillis > now }
+                if sessions.count >= Self.maxSessions,
+                   let oldest = sessions.min(by: { $0.value.expiresAtMillis < $1.value.expiresAtMillis }) {
+                    sessions[oldest.key] = nil
+                }
+            }
+            sessions[key] = session
+        }
+        return (cookie, session)
+    }
+
+    /// The live session a cookie names; an expired one is forgotten.
+    public func session(cookie: String?, now: Int64) -> ConsoleSession? {
+        guard let cookie, Hex.isLowercase(cookie, bytes: 32) else { return nil }
+        let key = Self.key(cookie)
+        return table.withLock { sessions in
+            guard let s = sessions[key] else { return nil }
+            if s.expiresAtMillis <= now { sessions[key] = nil; return nil }
+            return s
+        }
+    }
+
+    public func end(cookie: String) {
+        _ = table.withLock { $0.removeValue(forKey: Self.key(cookie)) }
+    }
+
+    public var count: Int { table.withLock { $0.count } }
+
+    private static func key(_ cookie: String) -> String { Hex.encode(SHA256.hash(data: Array(cookie.utf8))) }
+}
+
+/// Constant-time comparison of a presented secret (CSRF token) with the expected one.
+public enum SecretCompare {
+    public static func equal(_ offered: String?, _ expected: String) -> Bool {
+        guard let offered else { return false }
+        let a = Array(offered.utf8), b = Array(expected.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for i in a.indices { difference |= a[i] ^ b[i] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,98 @@
+import Guardrails
+import HTMLPage
+import ModelCatalog
+
+/// One release (SPEC §15): file, chunk list, variants, guard chart and decisions, and the
+/// actions on it. Every action is a call to the admin API made by console.js.
+public enum ReleaseView {
+    public static func page(_ r: Release, chunkList: String?, served: ReleasesView.Served, guardReport: GuardReport?,
+                            signature: String, csrf: String) -> String {
+        let id = r.id
+        var body = "<h1>Release <code>\(id)</code></h1>\n"
+        body += "<p class=\"sub\">\(HTMLPage.escape(r.label.isEmpty ? "no label" : r.label)) · channel \(HTMLPage.escape(r.channel)) · seq \(r.seq)</p>\n"
+        body += "<dl class=\"facts\">"
+        func fact(_ k: String, _ v: String) { body += "<dt>\(k)</dt><dd>\(v)</dd>" }
+        fact("State", "<span class=\"state \(r.state.rawValue)\" id=\"state\">\(r.state.rawValue)</span>")
+        fact("Rollout", "\(r.rolloutPercent)%")
+        fact("SDK range", ReleasesView.sdkRange(r))
+        fact("File", "<a href=\"/models/\(HTMLPage.escape(r.file))\">\(HTMLPage.escape(r.file))</a> · \(ConsolePage.bytes(r.size)) · \(HTMLPage.escape(r.contentType))")
+        fact("SHA-256", "<code>\(r.sha256)</code>")
+        fact("Chunk list", chunkList.map { "<a href=\"/models/\(HTMLPage.escape($0))\">\(HTMLPage.escape($0))</a>" } ?? "none")
+        fact("Published", HTMLPage.escape(r.publishedAt.rfc3339) + (r.retiredAt.map { " · retired " + HTMLPage.escape($0.rfc3339) } ?? ""))
+        fact("Signature", HTMLPage.escape(signature))
+        fact("Served today", "\(served.requests) requests, \(ConsolePage.bytes(served.bytes))")
+        body += "</dl>\n"
+        if r.state != .retired { body += actions(r) }
+        body += variants(r)
+        if let guardReport {
+            body += "<section aria-labelledby=\"guard-h\"><h2 id=\"guard-h\">Guard</h2>\n"
+            body += "<div id=\"guard\" data-src=\"/console/releases/\(id)/guard\">\(guardFragment(guardReport))</div></section>\n"
+        }
+        return ConsolePage.document(title: "Release \(id.prefix(8))", view: .release, csrf: csrf, body: body)
+    }
+
+    /// What the live refresh replaces: the §11.5 chart and the decision table, server-drawn.
+    public static func guardFragment(_ report: GuardReport) -> String {
+        "<p>Status <strong id=\"guard-status\">\(HTMLPage.escape(report.status))</strong> · \(report.points.count) recorded point\(report.points.count == 1 ? "" : "s")</p>\n"
+            + "<div class=\"chart\">" + report.chart() + "</div>" + report.table()
+    }
+
+    static func requiresText(_ r: VariantRequirements) -> String {
+        var w = JSONWriter(capacity: 128)
+        r.write(to: &w)
+        return w.string
+    }
+
+    static func actions(_ r: Release) -> String {
+        let id = r.id
+        var html = "<section aria-labelledby=\"actions-h\"><h2 id=\"actions-h\">Actions</h2>\n"
+        html += """
+        <form id="rollout" data-release="\(id)" class="inline">
+        <label for="rollout-percent">Rollout %</label>
+        <input id="rollout-percent" name="rollout_percent" type="number" min="0" max="100" value="\(r.rolloutPercent)" required>
+        <button type="submit">Set rollout</button>
+        </form>
+        <div class="buttons">
+        """
+        if r.state == .active {
+            html += "<button type=\"button\" data-state=\"paused\" data-release=\"\(id)\" data-confirm=\"Pause this release? Clients fall back to the previous eligible release at once.\">Pause</button>"
+        } else {
+            html += "<button type=\"button\" data-state=\"active\" data-release=\"\(id)\">Resume</button>"
+        }
+        html += " <button type=\"button\" class=\"danger\" data-retire=\"\(id)\" data-confirm=\"Retire this release? This cannot be undone.\">Retire</button>"
+        return html + "</div></section>\n"
+    }
+
+    static func variants(_ r: Release) -> String {
+        let live = r.variants.filter { $0.removedAt == nil }
+        var html = "<section aria-labelledby=\"variants-h\"><h2 id=\"variants-h\">Variants</h2>\n"
+        if live.isEmpty {
+            html += "<p>No variants: every client gets the release's own file.</p>\n"
+        } else {
+            html += "<table><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">File</th><th scope=\"col\">Size</th><th scope=\"col\">Requires</th><th scope=\"col\"><span class=\"visually-hidden\">Action</span></th></tr></thead><tbody>"
+            for v in live {
+                html += "<tr><td>\(HTMLPage.escape(v.name))</td><td>\(HTMLPage.escape(v.file))</td><td class=\"n\">\(ConsolePage.bytes(v.size))</td>"
+                    + "<td><code>\(HTMLPage.escape(requiresText(v.requires)))</code></td>"
+                    + "<td><button type=\"button\" class=\"secondary\" data-remove-variant=\"\(HTMLPage.escape(v.name))\" data-release=\"\(r.id)\" "
+                    + "aria-label=\"Remove variant \(HTMLPage.escape(v.name))\" data-confirm=\"Remove variant \(HTMLPage.escape(v.name))?\">Remove</button></td></tr>"
+            }
+            html += "</tbody></table>\n"
+        }
+        if r.state != .retired {
+            html += """
+            <details class="panel"><summary>Add a variant</summary>
+            <form id="add-variant" data-upload="/admin/models/\(r.id)/variants">
+            <div class="grid">
+            <label for="v-file">Variant file</label><input id="v-file" name="file" type="file" required>
+            <label for="v-name">Name</label><input id="v-name" name="name" required pattern="[a-z0-9_-]{1,32}">
+            <label for="v-requires">Requires</label><input id="v-requires" name="requires" required placeholder="min_ram_mb=7000,platform=ios">
+            </div>
+            <progress id="v-progress" max="100" value="0" aria-label="Variant upload progress" hidden></progress>
+            <button type="submit">Add variant</button>
+            </form></details>
+
+            """
+        }
+        return html + "</section>\n"
+    }
+}

@@ -1,0 +1,295 @@
+import BinaryText
+import ChunkList
+import Crypto
+import Foundation
+
+/// Why a delta build gave up (SPEC §14: a bad chunk, a 200 to a range, any mismatch): the
+/// caller downloads the whole file instead, once, and never tries a delta of that release again.
+struct DeltaFallback: Error, CustomStringConvertible {
+    let reason: String
+    /// What the failed attempt had fetched, counted in the update's `bytes_fetched`.
+    var bytesFetched: Int64 = 0
+    var description: String { reason }
+}
+
+/// Builds a release's file in `partial/<id>.delta` from chunks of cached models plus
+/// single-range GETs of the missing ones (SPEC §14), at most `maxInFlight` at a time, each chunk
+/// checked against its SHA-256 before it is written, then the whole file against the release.
+/// Progress is made durable every `checkpointInterval` fetched bytes (`DeltaCheckpoint`), so a
+/// crash re-fetches at most that plus the chunks in flight. Never touches the installed models.
+struct DeltaDownloader {
+    static let maxInFlight = 4
+    static let checkpointInterval: Int64 = 2 << 20
+
+    /// A cached file and its chunk list.
+    struct Source {
+        let list: ChunkList
+        let path: URL
+    }
+
+    let transport: any HTTPTransport
+    let directory: URL
+
+    func fileURL(_ release: Release) -> URL { directory.appendingPathComponent("\(release.id).delta") }
+
+    /// The verified file and the bytes fetched for it (by this and any earlier, crashed, run).
+    func build(_ release: Release, target: ChunkList, listSHA256: String, sources: [Source]) async throws -> (file: URL, bytesFetched: Int64) {
+        guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
+        let file = fileURL(release)
+        let checkpoints = DeltaCheckpoint.File(url: directory.appendingPathComponent("\(release.id).delta.json"))
+        let resumed = checkpoints.load(release: release, list: listSHA256)
+        let output = try DeltaOutput(file: file, size: release.size, fresh: resumed == nil)
+        defer { output.close() }
+        let progress = DeltaProgress(
+            output: output, checkpoint: resumed ?? DeltaCheckpoint(release: release, list: listSHA256, chunks: target.chunks.count),
+            file: checkpoints)
+        do {
+            let plan = DeltaPlan(target: target, sources: sources.map(\.list), done: progress.done)
+            let available = try DiskIO.availableBytes(at: directory)
+            if resumed == nil, available < plan.bytesToFetch { throw ModeldClientError.insufficientStorage(needed: plan.bytesToFetch, available: available) }
+            try copy(plan.copies, target: target, sources: sources, into: output, progress: progress)
+            try progress.checkpoint()
+            let offsets = target.offsets
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var next = plan.fetches.startIndex
+                func start() {
+                    let fetch = plan.fetches[next]
+                    next += 1
+                    group.addTask {
+                        let sink = RangeSink(fetch: fetch, release: release, target: target, offsets: offsets, output: output, progress: progress)
+                        try await transport.stream(sink.request(url), into: sink)
+                        try sink.finish()
+                    }
+                }
+                while next < plan.fetches.endIndex && next - plan.fetches.startIndex < Self.maxInFlight { start() }
+                while try await group.next() != nil {
+                    if next < plan.fetches.endIndex { start() }
+                }
+            }
+            try progress.checkpoint()
+            try output.verify(sha256: release.sha256)
+            checkpoints.remove()
+            return (file, progress.fetched)
+        } catch var fallback as DeltaFallback {
+            fallback.bytesFetched = progress.fetched
+            checkpoints.remove()
+            try? FileManager.default.removeItem(at: file)
+            throw fallback
+        } catch {
+            try? progress.checkpoint()   // keep what arrived for the next run
+            throw error
+        }
+    }
+
+    /// Local chunks, each re-hashed as read: a damaged cached file must not leak into the new one.
+    private func copy(_ copies: [DeltaPlan.Copy], target: ChunkList, sources: [Source], into output: DeltaOutput, progress: DeltaProgress) throws {
+        var descriptors: [Int: Int32] = [:]
+        defer { for fd in descriptors.values { DiskIO.closeFile(fd) } }
+        var buffer = [UInt8](repeating: 0, count: ContentDefinedChunker.maxSize)
+        for c in copies {
+            let fd: Int32
+            if let open = descriptors[c.source] { fd = open } else {
+                fd = open(sources[c.source].path.path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw DeltaFallback(reason: "cannot open cached model \(sources[c.source].path.path): \(DiskIO.errorText())") }
+                descriptors[c.source] = fd
+            }
+            let valid = try buffer.withUnsafeMutableBytes { raw -> Bool in
+                let chunk = UnsafeMutableRawBufferPointer(rebasing: raw[0..<c.length])
+                guard try Self.readFully(fd, chunk, at: c.sourceOffset, path: sources[c.source].path.path) else { return false }
+                guard ChunkDigest(SHA256.hash(data: UnsafeRawBufferPointer(chunk))) == target.chunks[c.chunk].sha256 else { return false }
+                try output.write(UnsafeRawBufferPointer(chunk), at: c.targetOffset)
+                return true
+            }
+            guard valid else { throw DeltaFallback(reason: "cached chunk at \(c.sourceOffset) of \(sources[c.source].path.lastPathComponent) does not match its list") }
+            try progress.chunkDone(c.chunk, length: 0)
+        }
+    }
+}
+
+extension DeltaDownloader {
+    /// Fills `buffer` from `offset`; false when the file ends first.
+    static func readFully(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String) throws -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done)))
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw ModeldClientError.io("read \(path): \(DiskIO.errorText())") }
+            if n == 0 { return false }
+            done += n
+        }
+        return true
+    }
+}
+
+/// The file being built: preallocated to the release's size, written by offset from any thread.
+final class DeltaOutput: Sendable {
+    let path: String
+    private let fd: Int32
+
+    init(file: URL, size: Int64, fresh: Bool) throws {
+        path = file.path
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o644)
+        guard fd >= 0 else { throw ModeldClientError.io("open \(path): \(DiskIO.errorText())") }
+        guard ftruncate(fd, off_t(size)) == 0 else {
+            DiskIO.closeFile(fd)
+            throw ModeldClientError.io("truncate \(path): \(DiskIO.errorText())")
+        }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw ModeldClientError.io("write \(path): \(DiskIO.errorText())") }
+            done += n
+        }
+    }
+
+    func sync() throws { try DiskIO.syncData(fd, path: path) }
+
+    /// The whole file's SHA-256 against the release's (its size is the preallocated one), then
+    /// fsynced: from here on it is an ordinary verified download.
+    func verify(sha256 expected: String) throws {
+        var hasher = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: Int64 = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw ModeldClientError.io("read \(path): \(DiskIO.errorText())") }
+            if n == 0 { break }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            offset += Int64(n)
+        }
+        let digest = Hex.encode(hasher.finalize())
+        guard digest == expected else { throw DeltaFallback(reason: "the built file has SHA-256 \(digest), the release says \(expected)") }
+        try DiskIO.syncFile(fd, path: path)
+    }
+
+    func close() { DiskIO.closeFile(fd) }
+}
+
+/// Which chunks are in place and how much was fetched, shared by the concurrent range sinks;
+/// made durable (data fsynced first, then the record) every `checkpointInterval` fetched bytes.
+final class DeltaProgress: Sendable {
+    private struct State {
+        var checkpoint: DeltaCheckpoint
+        var sinceCheckpoint: Int64 = 0
+    }
+
+    private let output: DeltaOutput
+    private let file: DeltaCheckpoint.File
+    private let state: Locked<State>
+
+    init(output: DeltaOutput, checkpoint: DeltaCheckpoint, file: DeltaCheckpoint.File) {
+        self.output = output
+        self.file = file
+        state = Locked(State(checkpoint: checkpoint))
+    }
+
+    var done: Set<Int> { state.withLock { $0.checkpoint.doneChunks } }
+    var fetched: Int64 { state.withLock { $0.checkpoint.fetched } }
+
+    func received(_ count: Int) { state.withLock { $0.checkpoint.fetched += Int64(count) } }
+
+    /// Chunk `index` is written (`length` of it fetched, 0 when copied).
+    func chunkDone(_ index: Int, length: Int) throws {
+        try state.withLock { s in
+            s.checkpoint.markDone(index)
+            s.sinceCheckpoint += Int64(length)
+            if s.sinceCheckpoint >= DeltaDownloader.checkpointInterval { try write(&s) }
+        }
+    }
+
+    func checkpoint() throws { try state.withLock { try write(&$0) } }
+
+    private func write(_ s: inout State) throws {
+        try output.sync()
+        try file.save(s.checkpoint)
+        s.sinceCheckpoint = 0
+    }
+}
+
+/// One single-range GET of whole target chunks: `206` with the exact `Content-Range` or a
+/// fallback; every chunk hashed and written as soon as its last byte arrives.
+final class RangeSink: ResponseSink {
+    private let fetch: DeltaPlan.Fetch
+    private let release: Release
+    private let target: ChunkList
+    private let offsets: [Int64]
+    private let output: DeltaOutput
+    private let progress: DeltaProgress
+    private var chunk: Int
+    private var buffer: [UInt8] = []
+    private var received: Int64 = 0
+
+    init(fetch: DeltaPlan.Fetch, release: Release, target: ChunkList, offsets: [Int64], output: DeltaOutput, progress: DeltaProgress) {
+        self.fetch = fetch
+        self.release = release
+        self.target = target
+        self.offsets = offsets
+        self.output = output
+        self.progress = progress
+        chunk = fetch.chunks.lowerBound
+        buffer.reserveCapacity(ContentDefinedChunker.maxSize)
+    }
+
+    private var rangeText: String { "\(fetch.offset)-\(fetch.offset + fetch.length - 1)" }
+
+    /// `If-Range` with the file's strong ETag: a changed object answers 200, which falls back.
+    func request(_ url: URL) -> HTTPRequest {
+        var request = HTTPRequest(url: url)
+        request.headers["Accept-Encoding"] = "identity"
+        request.headers["Range"] = "bytes=\(rangeText)"
+        request.headers["If-Range"] = "\"\(release.sha256)\""
+        return request
+    }
+
+    func receive(_ head: ResponseHead) throws {
+        switch head.status {
+        case 206:
+            let range = head.header("Content-Range") ?? ""
+            guard range == "bytes \(rangeText)/\(release.size)" else {
+                throw DeltaFallback(reason: "Content-Range '\(range)' for bytes \(rangeText)/\(release.size)")
+            }
+        case 200: throw DeltaFallback(reason: "a 200 answered the range \(rangeText)")
+        case 412, 416: throw DeltaFallback(reason: "\(head.status) answered the range \(rangeText)")
+        default: throw ModeldClientError.server(status: head.status, code: nil, message: "fetching bytes \(rangeText) of \(release.url)")
+        }
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) throws {
+        received += Int64(bytes.count)
+        progress.received(bytes.count)
+        guard received <= fetch.length else { throw DeltaFallback(reason: "more than \(fetch.length) bytes for the range \(rangeText)") }
+        var rest = bytes
+        while !rest.isEmpty {
+            let want = target.chunks[chunk].length - buffer.count
+            let take = min(want, rest.count)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: rest[0..<take]))
+            rest = UnsafeRawBufferPointer(rebasing: rest[take...])
+            if buffer.count == target.chunks[chunk].length { try complete() }
+        }
+    }
+
+    private func complete() throws {
+        let expected = target.chunks[chunk]
+        try buffer.withUnsafeBytes { raw in
+            guard ChunkDigest(SHA256.hash(data: raw)) == expected.sha256 else {
+                throw DeltaFallback(reason: "chunk \(chunk) (bytes \(offsets[chunk])+\(expected.length)) does not match its SHA-256")
+            }
+            try output.write(raw, at: offsets[chunk])
+        }
+        try progress.chunkDone(chunk, length: expected.length)
+        chunk += 1
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// After the transfer: a short body is a network error (the next run resumes).
+    func finish() throws {
+        guard received == fetch.length else {
+            throw ModeldClientError.network("the range \(rangeText) ended after \(received) of \(fetch.length) bytes")
+        }
+    }
+}

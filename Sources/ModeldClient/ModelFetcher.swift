@@ -1,0 +1,101 @@
+import ChunkList
+import Foundation
+
+/// Gets a release's verified file into `partial/` (SPEC §13, §14): by delta when the release has
+/// a chunk list and a cached model has one too and enough is reusable, else (or after any
+/// delta failure, once) by the resumable full download. Also fetches and verifies the
+/// release's chunk list, which the install keeps for the next update.
+struct ModelFetcher {
+    enum Method: String, Sendable { case delta, full }
+
+    struct Fetched {
+        let file: URL
+        /// The verified `.chunks` bytes to keep with the installed model (nil: none published,
+        /// or it could not be fetched).
+        let chunkList: [UInt8]?
+        /// Every body byte received for this release: chunk list, ranges, full download.
+        let bytesFetched: Int64
+        let method: Method
+    }
+
+    /// A delta must reuse at least this share of the file: below it the ranges save little and
+    /// cost requests (a fine-tune that moved every weight reuses nothing at all).
+    static let minimumReuse = 0.10
+
+    let transport: any HTTPTransport
+    let directory: URL
+    /// Sees a full download's `downloading` and `verifying` (a delta reports neither).
+    var progress: ProgressBroadcaster?
+
+    private func noDeltaMarker(_ release: Release) -> URL { directory.appendingPathComponent("\(release.id).nodelta") }
+
+    func fetch(_ release: Release, sources: [DeltaDownloader.Source]) async throws -> Fetched {
+        var fetched: Int64 = 0
+        var listBytes: [UInt8]?
+        var target: ChunkList?
+        if let reference = release.chunks {
+            do {
+                (listBytes, target) = try await chunkList(reference)
+                fetched += reference.size
+            } catch let fallback as DeltaFallback {
+                fetched += fallback.bytesFetched
+            }
+        }
+        if let target, let listBytes, let reference = release.chunks, !sources.isEmpty,
+           !FileManager.default.fileExists(atPath: noDeltaMarker(release).path) {
+            let plan = DeltaPlan(target: target, sources: sources.map(\.list))
+            if Double(plan.bytesReused) >= Self.minimumReuse * Double(target.fileSize) {
+                do {
+                    let built = try await DeltaDownloader(transport: transport, directory: directory)
+                        .build(release, target: target, listSHA256: reference.sha256, sources: sources)
+                    return Fetched(file: built.file, chunkList: listBytes, bytesFetched: fetched + built.bytesFetched, method: .delta)
+                } catch let fallback as DeltaFallback {
+                    // Once: the marker lives in partial/ until the release is installed.
+                    try? DiskIO.atomicWrite(Data(fallback.reason.utf8), to: noDeltaMarker(release))
+                    fetched += fallback.bytesFetched
+                }
+            }
+        }
+        let full = try await Downloader(transport: transport, directory: directory, progress: progress).fetch(release)
+        return Fetched(file: full.file, chunkList: listBytes, bytesFetched: fetched + full.bytesFetched, method: .full)
+    }
+
+    /// The release's chunk list, checked against the size and SHA-256 its signed document gives.
+    private func chunkList(_ reference: ChunkListReference) async throws -> ([UInt8], ChunkList) {
+        guard let url = URL(string: reference.url) else { throw DeltaFallback(reason: "bad chunks url \(reference.url)") }
+        var request = HTTPRequest(url: url)
+        request.headers["Accept-Encoding"] = "identity"
+        let answer: HTTPAnswer
+        do { answer = try await transport.send(request, limit: Int(min(reference.size, 64 << 20)) + 1) } catch let error as ModeldClientError {
+            if case .network = error { throw error }
+            throw DeltaFallback(reason: "fetching the chunk list: \(error)")
+        }
+        let body = answer.body
+        guard answer.status == 200, body.count == reference.size, Digest.sha256Hex(body) == reference.sha256 else {
+            throw DeltaFallback(reason: "the chunk list at \(reference.url) does not match its size and SHA-256", bytesFetched: Int64(body.count))
+        }
+        do { return (body, try ChunkList(decoding: body)) } catch {
+            throw DeltaFallback(reason: "the chunk list at \(reference.url): \(error)", bytesFetched: Int64(body.count))
+        }
+    }
+}
+
+extension CacheStore {
+    static let chunkListName = "model.chunks"
+
+    /// The chunk lists kept with installed models `ids` (in that order of preference), with
+    /// their files: the sources of a delta update. A model installed without one is skipped.
+    func deltaSources(_ ids: [String]) -> [DeltaDownloader.Source] {
+        ids.compactMap { id in
+            guard let model = installed(id),
+                  let data = try? Data(contentsOf: model.path.deletingLastPathComponent().appendingPathComponent(Self.chunkListName)),
+                  let list = try? ChunkList(decoding: Array(data)) else { return nil }
+            return DeltaDownloader.Source(list: list, path: model.path)
+        }
+    }
+
+    /// Keeps a verified chunk list in a staging directory, next to its model.
+    func keepChunkList(_ bytes: [UInt8], in staging: URL) throws {
+        try DiskIO.atomicWrite(Data(bytes), to: staging.appendingPathComponent(Self.chunkListName))
+    }
+}

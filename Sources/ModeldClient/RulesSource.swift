@@ -1,0 +1,166 @@
+import Foundation
+import ModeldSigning
+
+/// Rules mode (SPEC §9.2): the signed pointer `rules/<channel>.sig.json` names an immutable
+/// snapshot of the channel's selection inputs; the client verifies both like SPEC §12 and
+/// evaluates them itself with the server's own `ReleaseSelector`, so it installs exactly what
+/// `/latest` would have answered, reading only a bucket or CDN.
+struct RulesSource {
+    let base: URL
+    let rules: RulesVerifier
+    var channel: String { rules.channel }
+    var verifier: any MetadataVerifier { rules.verifier }
+    let transport: any HTTPTransport
+    /// `<cache>/rules/<channel>.json`: the pointer's ETag, the verified bytes and the channel's
+    /// highest verified catalog (rollback protection per channel: an unchanged channel keeps an
+    /// older N while the catalog moves on).
+    let cacheFile: URL
+
+    struct Cached: Codable {
+        var etag: String?
+        var pointer: String?
+        var snapshot: String?
+        var highestCatalog: Int64?
+
+        enum CodingKeys: String, CodingKey {
+            case etag, pointer, snapshot, highestCatalog = "highest_catalog"
+        }
+    }
+
+    /// A server error with its `Retry-After`, for the client's back-off.
+    struct Failure: Error {
+        let error: ModeldClientError
+        let retryAfter: TimeInterval?
+
+        init(_ answer: HTTPAnswer, now: Date) {
+            error = answer.asError()
+            retryAfter = Backoff.retryAfter(answer.header("Retry-After"), now: now)
+        }
+    }
+
+    var pointerURL: URL { base.appendingPathComponent(SignedPointer.rulesPointerPath(channel: channel)) }
+
+    /// Revalidates the pointer (`If-None-Match`; a 304 re-verifies the stored bytes, so expiry
+    /// still applies), fetches the snapshot it names when new, verifies, and remembers it.
+    /// Failures are `network`/`server` (try later) or `verification` (keep the current model).
+    func fetch(now: Date) async throws -> RulesVerifier.Outcome {
+        var cached = load()
+        var request = HTTPRequest(url: pointerURL)
+        if let etag = cached.etag, cached.pointer != nil, cached.snapshot != nil { request.headers["If-None-Match"] = etag }
+        let answer = try await transport.send(request)
+        let pointerBytes: [UInt8], snapshotBytes: [UInt8]
+        switch answer.status {
+        case 304:
+            pointerBytes = Array((cached.pointer ?? "").utf8)
+            snapshotBytes = Array((cached.snapshot ?? "").utf8)
+        case 200:
+            pointerBytes = answer.body
+            let pointer = try verifier.verifyPointer(pointerBytes, now: now)
+            if let stored = cached.pointer.map({ Array($0.utf8) }), let old = try? verifier.verifyPointer(stored, now: now),
+               old.file == pointer.file, let snapshot = cached.snapshot {
+                snapshotBytes = Array(snapshot.utf8)   // re-signed only: the snapshot is immutable
+            } else {
+                guard let url = URL(string: pointer.file, relativeTo: pointerURL) else {
+                    throw ModeldClientError.verification("pointer names a bad file '\(pointer.file)'")
+                }
+                let snapshot = try await transport.send(HTTPRequest(url: url))
+                // A pointer whose file is missing means "later", never "no model".
+                guard snapshot.status == 200 else { throw Failure(snapshot, now: now) }
+                snapshotBytes = snapshot.body
+            }
+        default:
+            throw Failure(answer, now: now)
+        }
+        let outcome = try rules.verify(pointer: pointerBytes, snapshot: snapshotBytes, now: now, highest: cached.highestCatalog)
+        if answer.status == 200 {
+            cached.etag = answer.header("ETag")
+            cached.pointer = String(decoding: pointerBytes, as: UTF8.self)
+            cached.snapshot = String(decoding: snapshotBytes, as: UTF8.self)
+        }
+        if let catalog = outcome.catalog { cached.highestCatalog = max(catalog, cached.highestCatalog ?? catalog) }
+        try save(cached)
+        return outcome
+    }
+
+    private func load() -> Cached {
+        guard let data = try? Data(contentsOf: cacheFile), let cached = try? JSONDecoder().decode(Cached.self, from: data) else {
+            return Cached()
+        }
+        return cached
+    }
+
+    private func save(_ cached: Cached) throws {
+        try FileManager.default.createDirectory(at: cacheFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try DiskIO.atomicWrite(try JSONEncoder().encode(cached), to: cacheFile)
+    }
+}
+
+/// Verification of a channel's rules pointer and snapshot (SPEC §9.2 with §12's client rules),
+/// public so tools that fetch rules themselves (`modeld-client simulate --rules`) verify alike.
+public struct RulesVerifier: Sendable {
+    public let channel: String
+    let verifier: any MetadataVerifier
+
+    public struct Outcome: Sendable {
+        public let snapshot: RulesSnapshot
+        /// The catalog version a verified signature vouched for; nil when accepted unsigned.
+        public let catalog: Int64?
+    }
+
+    /// `trustedKeys` empty: unsigned pointers are accepted (development only).
+    public init(channel: String, trustedKeys: [TrustedPublicKey]) throws {
+        self.channel = channel
+        verifier = trustedKeys.isEmpty ? UnsignedVerifier() : try SignedMetadataVerifier(keys: trustedKeys)
+    }
+
+    init(channel: String, verifier: any MetadataVerifier) {
+        self.channel = channel
+        self.verifier = verifier
+    }
+
+    /// SPEC §12's client rules applied to a rules pointer and its snapshot: trusted signature
+    /// (unless none is trusted), not expired, kind `rules` of this channel, the snapshot's size
+    /// and SHA-256, its `channel` and `catalog` equal to the pointer's, and a catalog not lower
+    /// than the highest verified for this channel.
+    public func verify(pointer pointerBytes: [UInt8], snapshot: [UInt8], now: Date, highest: Int64?) throws -> Outcome {
+        let pointer = try verifier.verifyPointer(pointerBytes, now: now)
+        guard pointer.kind == .rules, pointer.channel == channel else {
+            throw ModeldClientError.verification("not the rules pointer of channel \(channel)")
+        }
+        let catalog = verifier.acceptsUnsigned ? nil : pointer.catalog
+        if let catalog, let highest, catalog < highest {
+            throw ModeldClientError.verification("rules catalog version \(catalog) is older than \(highest), already seen for channel \(channel)")
+        }
+        guard snapshot.count == pointer.size, Digest.sha256Hex(snapshot) == pointer.sha256 else {
+            throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
+        }
+        let decoded: RulesSnapshot
+        do { decoded = try JSONDecoder().decode(RulesSnapshot.self, from: Data(snapshot)).validated() } catch {
+            throw ModeldClientError.verification("\(pointer.file) is not a rules snapshot: \(error)")
+        }
+        guard decoded.channel == channel, decoded.catalog == pointer.catalog else {
+            throw ModeldClientError.verification("\(pointer.file) is channel \(decoded.channel) at catalog \(decoded.catalog), not \(channel) at \(pointer.catalog)")
+        }
+        return Outcome(snapshot: decoded, catalog: catalog)
+    }
+}
+
+extension Release {
+    /// The §4.1 document `/latest` would answer for `answer` (SPEC §9.2: the same fields; a
+    /// variant's url, sha256 and size and its name).
+    init(_ answer: RulesSnapshot.Answer) {
+        let r = answer.release
+        self.init(url: answer.url, id: r.id, sha256: answer.sha256, size: answer.size, sdkMin: r.sdkMin, sdkMax: r.sdkMax,
+                  channel: r.channel, label: r.label, publishedAt: r.publishedAt, variant: answer.variant?.name)
+    }
+}
+
+extension SDKVersion {
+    /// Whether `sdk_min <= self < sdk_max` for `release`.
+    func admits(_ release: Release) -> Bool {
+        guard let min = SDKVersion(release.sdkMin), min <= self else { return false }
+        guard let maxText = release.sdkMax else { return true }
+        guard let max = SDKVersion(maxText) else { return false }
+        return self < max
+    }
+}

@@ -1,0 +1,244 @@
+import Console
+import Dispatch
+import EgressCost
+import EventStore
+import GuardRuntime
+import Guardrails
+import HTTPServer
+import HTTPWire
+import ModeldConfig
+import ModelCatalog
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `/console/…` (SPEC §15): the sign-in form, sessions, and the server-rendered views. Pages only
+/// read; every change is a call from console.js to the admin API (`AdminResponder`), which
+/// checks the session's CSRF token and audits it. Without an admin token, or with the console
+/// disabled, every console path is 404.
+struct ConsoleResponder: Sendable {
+    let access: ConsoleAccess?
+    let token: AdminToken?
+    let catalog: CatalogHolder
+    let servedToday: ServedToday
+    let modelsDir: String
+    let dataDir: String
+    /// The access log file the cost view reports on (nil: off or stdout).
+    let accessLogPath: String?
+    let pricingPath: String
+    /// "signed (keyid …)" or "unsigned": how /latest answers are signed (SPEC §12).
+    let signature: String
+
+    static let prefix = "/console"
+    private static let label = RequestLabel(route: .other)
+
+    /// SPEC §15's header set, on every console response.
+    static let securityHeaders: [(String, String)] = [
+        ("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Cache-Control", "no-store"),
+    ]
+
+    static func owns(_ path: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+
+    func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
+        guard let access, let token else { return .respond(Self.secured(Response.error(404, "not_found", "no such resource"))) }
+        let path = head.path
+        let reading = head.method == "GET" || head.method == "HEAD"
+        switch path {
+        case Self.prefix:
+            var r = Response(status: 308, headers: ["Location": "/console/"], body: [])
+            r.label = Self.label
+            return .respond(Self.secured(r))
+        case "/console/assets/console.js":
+            guard reading else { return .respond(notAllowed("GET, HEAD")) }
+            return .respond(asset(ConsoleAssets.script, "text/javascript; charset=utf-8"))
+        case "/console/assets/console.css":
+            guard reading else { return .respond(notAllowed("GET, HEAD")) }
+            return .respond(asset(ConsoleAssets.style, "text/css; charset=utf-8"))
+        case "/console/login":
+            guard head.method == "POST" else { return .respond(notAllowed("POST")) }
+            return signIn(head, exchange, access, token)
+        case "/console/logout":
+            guard head.method == "POST" else { return .respond(notAllowed("POST")) }
+            return .respond(signOut(head, access))
+        default: break
+        }
+        guard reading else { return .respond(notAllowed("GET, HEAD")) }
+        let session = access.session(head)
+        if path == "/console/" {
+            return .respond(session.map { releases($0) } ?? page(200, ConsolePage.signIn(message: nil)))
+        }
+        guard let session else {
+            return .respond(page(401, ConsolePage.signIn(message: "Sign in to see this page.")))
+        }
+        if path == "/console/events" { return events(head, exchange, session) }
+        if path == "/console/cost" { return cost(head, exchange, session) }
+        let releasePrefix = "/console/releases/"
+        if path.hasPrefix(releasePrefix) {
+            let rest = path.dropFirst(releasePrefix.count).split(separator: "/", omittingEmptySubsequences: false)
+            if rest.count == 1 { return .respond(release(String(rest[0]), session)) }
+            if rest.count == 2, rest[1] == "guard" { return .respond(guardFragment(String(rest[0]))) }
+        }
+        return .respond(Self.secured(Response.error(404, "not_found", "no such console page")))
+    }
+
+    // MARK: sign-in
+
+    /// `POST /console/login`, form field `token`: 303 with the session cookie, or the 401 page
+    /// once the throttle's delay (≥ 200 ms) has passed; 429 while the peer is throttled.
+    private func signIn(_ head: RequestHead, _ exchange: Exchange, _ access: ConsoleAccess, _ token: AdminToken) -> HeadDecision {
+        if !Self.sameOrigin(head) {
+            return .respond(Self.secured(Response.error(403, "forbidden", "sign-in from another site")))
+        }
+        let peer = LoginThrottle.address(ofPeer: exchange.peer)
+        if case .throttled(let wait) = access.throttle.check(peer: peer, now: Timestamp.now().millisecondsSinceEpoch) {
+            var r = page(429, ConsolePage.signIn(message: "Too many failed sign-ins: wait a moment and try again."))
+            r.headers.append("Retry-After", String(max(1, (wait + 999) / 1_000)))
+            return .respond(r)
+        }
+        exchange.setBodyHandler { [self] body, _ in
+            let offered = RequestHead.formItems(body)?.first { $0.name == "token" }?.value
+            let now = Timestamp.now().millisecondsSinceEpoch
+            if let offered, token.matches(token: offered) {
+                access.throttle.succeeded(peer: peer)
+                let (cookie, _) = access.sessions.create(now: now)
+                var r = Response(status: 303, headers: ["Location": "/console/"], body: [])
+                r.headers.append("Set-Cookie", access.setCookie(cookie, maxAge: access.sessionSeconds))
+                r.label = Self.label
+                exchange.complete(Self.secured(r))
+            } else {
+                let delay = access.throttle.failed(peer: peer, now: now)
+                let refusal = page(401, ConsolePage.signIn(message: "Wrong token."))
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay))) { exchange.complete(refusal) }
+            }
+        }
+        return .collectBody(limit: 8_192)
+    }
+
+    /// `POST /console/logout` with the CSRF token: the session ends on the server, the cookie is cleared.
+    private func signOut(_ head: RequestHead, _ access: ConsoleAccess) -> Response {
+        guard let cookie = CookieHeader.value(named: ConsoleAccess.cookieName, in: head.headers["Cookie"]),
+              let session = access.session(head) else {
+            return Self.secured(Response.error(401, "unauthorized", "no console session"))
+        }
+        guard ConsoleAccess.csrfMatches(head, session) else {
+            return Self.secured(Response.error(403, "forbidden", ConsoleAccess.forbidden))
+        }
+        access.sessions.end(cookie: cookie)
+        var r = Response(status: 204, headers: ["Set-Cookie": access.setCookie("", maxAge: 0)], body: [])
+        r.label = Self.label
+        return Self.secured(r)
+    }
+
+    /// A sign-in form posted from another site is refused (login CSRF). Browsers say where a
+    /// request comes from in `Sec-Fetch-Site`; older ones only in `Origin` (which is `null` under
+    /// the console's `Referrer-Policy: no-referrer`, so `null` alone proves nothing). Requests
+    /// with neither (curl) pass: they carry no session to abuse.
+    static func sameOrigin(_ head: RequestHead) -> Bool {
+        if let site = head.headers["Sec-Fetch-Site"] { return site == "same-origin" || site == "none" }
+        guard let origin = head.headers["Origin"], origin != "null" else { return true }
+        guard let host = head.headers["Host"], let scheme = origin.firstRange(of: "://") else { return false }
+        return origin[scheme.upperBound...] == host
+    }
+
+    // MARK: views
+
+    private func releases(_ session: ConsoleSession) -> Response {
+        let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)
+        return page(200, ReleasesView.page(releases: catalog.served.snapshot.catalog.releases, served: served,
+                                           signature: signature, csrf: session.csrfToken))
+    }
+
+    private func release(_ id: String, _ session: ConsoleSession) -> Response {
+        guard let r = catalog.served.snapshot.catalog.release(id: id) else {
+            return Self.secured(Response.error(404, "not_found", "no release \(id)"))
+        }
+        let chunks = r.file + ".chunks"
+        let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)[r.id] ?? .init()
+        return page(200, ReleaseView.page(r, chunkList: Glibc.access(modelsDir + "/" + chunks, F_OK) == 0 ? chunks : nil, served: served,
+                                          guardReport: guardReport(r.id), signature: signature, csrf: session.csrfToken))
+    }
+
+    /// The chart and decisions only, fetched by console.js every few seconds.
+    private func guardFragment(_ id: String) -> Response {
+        guard let report = guardReport(id) else { return Self.secured(Response.error(404, "not_found", "release \(id) has no guard")) }
+        return page(200, ReleaseView.guardFragment(report))
+    }
+
+    /// The same document as `GET /admin/models/ID/guard`, drawn as `modelctl experiment report` draws it.
+    private func guardReport(_ id: String) -> GuardReport? {
+        guard let document = try? GuardStatusDocument.json(id: id, in: catalog.served.snapshot.catalog, dataDir: dataDir) else { return nil }
+        return GuardReport(statusDocument: document, id: id)
+    }
+
+    /// Reads every event segment (deduplicated, as `modelctl events stats`) off the loop.
+    private func events(_ head: RequestHead, _ exchange: Exchange, _ session: ConsoleSession) -> HeadDecision {
+        let name = head.queryItem("name").flatMap { $0.isEmpty ? nil : $0 }
+        BlockingWork.run { [self] in
+            var stats = OutcomeStats(name: name)
+            let summary = try? EventExport(directory: dataDir + "/events").forEach { stats.add($0.root.value) }
+            exchange.complete(page(200, EventsView.page(stats, summary: summary, csrf: session.csrfToken)))
+        }
+        return .deferred
+    }
+
+    private func cost(_ head: RequestHead, _ exchange: Exchange, _ session: ConsoleSession) -> HeadDecision {
+        let form = CostView.EstimatorForm(downloads: head.queryItem("downloads") ?? "", size: head.queryItem("size") ?? "",
+                                          installs: head.queryItem("installs") ?? "", pollsPerDay: head.queryItem("polls_per_day") ?? "")
+        BlockingWork.run { [self] in
+            let providers = pricing()
+            let estimate = form.inputs().map { inputs -> Result<Estimate, EstimateError> in
+                inputs.flatMap { i in providers.flatMap { p in Result { () throws(EstimateError) in try Estimator.estimate(i, providers: p) } } }
+            }
+            let report = providers.flatMap { p in trafficReport().map { $0.summary(providers: p) } }
+            exchange.complete(page(200, CostView.page(form: form, estimate: estimate, report: report, csrf: session.csrfToken)))
+        }
+        return .deferred
+    }
+
+    private func pricing() -> Result<[ProviderPricing], EstimateError> {
+        guard let bytes = try? FileIO.read(pricingPath) else { return .failure(EstimateError(message: "cannot read \(pricingPath)")) }
+        do throws(PricingError) { return .success(try PriceTable.parse(json: String(decoding: bytes, as: UTF8.self)).providers) } catch {
+            return .failure(EstimateError(message: "\(pricingPath): \(error.message)"))
+        }
+    }
+
+    /// This instance's current access-log file (rotated ones are left to `modelctl cost report`).
+    private func trafficReport() -> Result<TrafficReport, EstimateError> {
+        guard let accessLogPath else { return .failure(EstimateError(message: "the access log is off or goes to stdout")) }
+        var report = TrafficReport()
+        let bytes = (try? FileIO.read(accessLogPath)) ?? nil
+        for line in (bytes ?? []).split(separator: UInt8(ascii: "\n")) {
+            // A torn last line (the writer is mid-append) is skipped; the next view counts it.
+            if let record = try? EgressCost.AccessLogRecord(jsonLine: String(decoding: line, as: UTF8.self)) { _ = report.add(record) }
+        }
+        return .success(report)
+    }
+
+    // MARK: responses
+
+    private func page(_ status: Int, _ html: String) -> Response {
+        Self.secured(Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(html.utf8), label: Self.label))
+    }
+
+    private func asset(_ text: String, _ type: String) -> Response {
+        Self.secured(Response(status: 200, headers: ["Content-Type": type], body: Array(text.utf8), label: Self.label))
+    }
+
+    private func notAllowed(_ allow: String) -> Response {
+        var r = Response.error(405, "method_not_allowed", "allowed: \(allow)")
+        r.headers.append("Allow", allow)
+        return Self.secured(r)
+    }
+
+    static func secured(_ response: Response) -> Response {
+        var r = response
+        for (name, value) in securityHeaders {
+            r.headers.set(name, value)
+        }
+        if r.label == nil { r.label = label }
+        return r
+    }
+}

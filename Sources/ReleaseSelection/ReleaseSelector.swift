@@ -1,0 +1,108 @@
+import Crypto
+
+/// What selection reads of a release (SPEC §3, §3.1). The server's catalog entries and the
+/// client's rules entries (SPEC §9.2) both conform, so one `ReleaseSelector` answers for both.
+public protocol SelectableRelease {
+    associatedtype SelectionVariant: SelectableVariant
+    var id: String { get }
+    var seq: Int64 { get }
+    var channel: String { get }
+    var rolloutPercent: Int { get }
+    /// `active` (paused and retired releases are never selected).
+    var isSelectable: Bool { get }
+    /// Whether a client at `sdk` is inside `[sdk_min, sdk_max)`.
+    func covers(_ sdk: SDKVersion) -> Bool
+    var variants: [SelectionVariant] { get }
+}
+
+/// What variant choice reads of a variant (SPEC §3.1).
+public protocol SelectableVariant {
+    /// Answered by update checks (not removed).
+    var isLive: Bool { get }
+    var requires: VariantRequirements { get }
+}
+
+/// Selection for an update check (SPEC §3, §3.1, §11.2), pure: releases in, one answer out.
+/// The only implementation: modeld's `/latest` and ModeldClient's rules evaluation call it.
+public enum ReleaseSelector {
+    public struct Selection<R>: Sendable where R: Sendable {
+        /// The release the client gets, nil when none is eligible (404 `no_model`).
+        public let release: R?
+        /// True when a partial rollout matched or could have matched — the answer may differ per
+        /// client, so the route must answer `Cache-Control: private` (SPEC §4.1).
+        public let dependsOnClientID: Bool
+
+        public init(release: R?, dependsOnClientID: Bool) {
+            self.release = release
+            self.dependsOnClientID = dependsOnClientID
+        }
+    }
+
+    /// Among active releases of `channel` with `sdk_min <= sdk < sdk_max`, the highest `seq`
+    /// that is either at 100 % or has `clientID` inside its rollout bucket.
+    @inlinable
+    public static func select<C: Collection>(
+        from releases: C, sdk: SDKVersion, channel: String, clientID: String?
+    ) -> Selection<C.Element> where C.Element: SelectableRelease & Sendable {
+        var best: C.Element?            // highest-seq release at 100 %
+        var bestPartial: C.Element?     // highest-seq partial release the client is in
+        var partialAboveBest = false    // some partial release (0 < % < 100) outranks `best`
+        var partials: [C.Element] = []
+        for r in releases where r.isSelectable && r.channel == channel && r.covers(sdk) {
+            if r.rolloutPercent >= 100 {
+                if best.map({ r.seq > $0.seq }) ?? true { best = r }
+            } else if r.rolloutPercent > 0 {
+                partials.append(r)
+            }
+        }
+        // Hash only the partial releases that could beat the 100 % winner.
+        for r in partials where best.map({ r.seq > $0.seq }) ?? true {
+            partialAboveBest = true
+            if let clientID, bucket(releaseID: r.id, clientID: clientID) < r.rolloutPercent,
+               bestPartial.map({ r.seq > $0.seq }) ?? true {
+                bestPartial = r
+            }
+        }
+        // Without a client_id the URL alone decides the answer (never in a partial rollout), so
+        // it stays publicly cacheable; with one, a partial rollout that could win makes it private.
+        return Selection(release: bestPartial ?? best, dependsOnClientID: clientID != nil && partialAboveBest)
+    }
+
+    /// First 4 bytes of SHA-256(`releaseID + ":" + clientID`) as a big-endian integer, mod 100.
+    public static func bucket(releaseID: String, clientID: String) -> Int {
+        var hasher = SHA256()
+        hasher.update(data: Array(releaseID.utf8))
+        hasher.update(data: [UInt8(ascii: ":")])
+        hasher.update(data: Array(clientID.utf8))
+        let digest = hasher.finalize()
+        var value: UInt32 = 0
+        for (i, byte) in digest.enumerated() where i < 4 { value = value << 8 | UInt32(byte) }
+        return Int(value % 100)
+    }
+
+    /// A guarded release's arms at stage `percent` (SPEC §11.2): treatment = bucket < p (served
+    /// the challenger, as `select` does), control = bucket ≥ 100 − p (served what they would get
+    /// without it); nil = in neither.
+    public enum Arm: String, Sendable {
+        case treatment, control
+    }
+
+    public static func arm(releaseID: String, clientID: String, percent: Int) -> Arm? {
+        let b = bucket(releaseID: releaseID, clientID: clientID)
+        if b < percent { return .treatment }
+        return b >= 100 - percent ? .control : nil
+    }
+}
+
+extension SelectableRelease {
+    /// The first live variant whose every condition holds for `device` (SPEC §3.1), nil = the
+    /// release's own file.
+    @inlinable
+    public func variantIndex(for device: DeviceAttributes) -> Int? {
+        guard !device.isEmpty else { return nil }   // no attributes: every condition fails
+        // By index, reading fields in place: a closure over elements copies each variant
+        // (a dozen retained fields) on every update check that names its device.
+        let variants = self.variants
+        return variants.indices.first { variants[$0].isLive && variants[$0].requires.matches(device) }
+    }
+}

@@ -1,0 +1,483 @@
+"""The operator console (SPEC §15) in a real browser: Debian's Chromium driven by Playwright,
+against the real modeld binary. Run by scripts/checks/console.sh:
+
+    python3 Tests/Browser/test_console.py MODELD MODELD_CLIENT [SCREENSHOT_DIR]
+
+Every wait is bounded; prints `console: N passed, M failed` last and exits non-zero on a failure.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+from playwright.sync_api import sync_playwright, expect
+
+from modeld_server import Modeld
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MODELD, CLIENT = sys.argv[1], sys.argv[2]
+SHOTS = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp(prefix="console-shots.")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+WAIT_MS = 15_000
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+GUARD = json.dumps({"metric": {"name": "prediction", "outcome": "success"}, "stages": [10, 50],
+                    "min_clients_per_arm": 5, "min_stage_seconds": 3600, "tuning_clients": 100})
+
+results = []
+secrets = set()   # every token, cookie and CSRF value a test saw: none may reach a log
+
+
+def test(fn):
+    results.append(fn)
+    return fn
+
+
+def check_headers(headers, what):
+    for name, value in SECURITY_HEADERS.items():
+        assert headers.get(name) == value, "%s: %s is %r" % (what, name, headers.get(name))
+
+
+def error_code(body):
+    return json.loads(body)["error"]
+
+
+def model_file(content):
+    path = os.path.join(tempfile.mkdtemp(prefix="console-upload."), "weights.gguf")
+    with open(path, "wb") as f:
+        f.write(content)
+    return path
+
+
+# ---------------------------------------------------------------- HTTP-level checks
+
+@test
+def console_is_404_without_an_admin_token_or_when_disabled():
+    for server in (Modeld(MODELD, REPO, token=None), Modeld(MODELD, REPO, console={"enabled": False})):
+        try:
+            for path in ("/console/", "/console/login", "/console/assets/console.js"):
+                status, headers, body = server.request("GET", path)
+                assert status == 404 and error_code(body) == "not_found", (path, status)
+        finally:
+            server.stop(); server.cleanup()
+
+
+@test
+def every_console_route_carries_the_security_headers(server):
+    cookie, csrf = server.sign_in()
+    rid = server.publish(b"headers", extra="&guard=" + __import__("urllib.parse").parse.quote(GUARD))["id"]
+    session = {"Cookie": "modeld_session=" + cookie}
+    routes = [("GET", "/console/", {}), ("GET", "/console", {}), ("GET", "/console/assets/console.js", {}),
+              ("GET", "/console/assets/console.css", {}), ("GET", "/console/", session), ("GET", "/console/events", session),
+              ("GET", "/console/cost?downloads=5000000&size=1MB", session), ("GET", "/console/releases/" + rid, session),
+              ("GET", "/console/releases/" + rid + "/guard", session), ("GET", "/console/nope", session),
+              ("GET", "/console/events", {}), ("DELETE", "/console/", session), ("POST", "/console/logout", session)]
+    for method, path, headers in routes:
+        status, h, body = server.request(method, path, headers=headers)
+        check_headers(h, "%s %s (%d)" % (method, path, status))
+    status, h, _ = server.request("POST", "/console/login", "token=wrong", {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 401
+    check_headers(h, "POST /console/login (wrong)")
+    # the 401 above throttles this peer for 200 ms: wait it out (bounded) before the next sign-in
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        status, h, _ = server.request("POST", "/console/login", "token=" + server.token, {"Content-Type": "application/x-www-form-urlencoded"})
+        if status == 303:
+            break
+        time.sleep(0.05)
+    assert status == 303
+    check_headers(h, "POST /console/login (right)")
+    status, h, body = server.request("GET", "/console/assets/console.js")
+    assert h["Content-Type"].startswith("text/javascript") and b"X-CSRF-Token" in body
+    status, h, body = server.request("GET", "/console/")
+    assert b"<script>" not in body and b" on" not in re.sub(rb"<script src=[^>]+>", b"", body).split(b"<body")[1].split(b">")[0]
+
+
+@test
+def the_session_cookie_has_the_flags_of_section_15(server):
+    status, headers, _ = server.request("POST", "/console/login", "token=" + server.token, {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 303 and headers["Location"] == "/console/"
+    cookie = headers["Set-Cookie"]
+    value = re.match(r"modeld_session=([0-9a-f]+);", cookie).group(1)
+    secrets.add(value)
+    assert len(value) * 4 >= 128
+    parts = [p.strip() for p in cookie.split(";")]
+    assert "HttpOnly" in parts and "SameSite=Strict" in parts and "Path=/" in parts and "Max-Age=43200" in parts, cookie
+    assert "Secure" not in parts, cookie   # public_base_url is http here
+    https = Modeld(MODELD, REPO, public_base_url="https://models.example.com", console={"enabled": True, "session_hours": 1})
+    try:
+        status, headers, _ = https.request("POST", "/console/login", "token=" + https.token, {"Content-Type": "application/x-www-form-urlencoded"})
+        parts = [p.strip() for p in headers["Set-Cookie"].split(";")]
+        assert status == 303 and "Secure" in parts and "Max-Age=3600" in parts, headers["Set-Cookie"]
+    finally:
+        https.stop(); https.cleanup()
+
+
+@test
+def wrong_tokens_are_answered_slowly_and_then_throttled():
+    server = Modeld(MODELD, REPO)
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+
+    def attempt(token, headers=None):
+        start = time.monotonic()
+        status, h, body = server.request("POST", "/console/login", "token=" + token, dict(form, **(headers or {})))
+        return status, h, body, time.monotonic() - start
+
+    def until_not_throttled(token):
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            result = attempt(token)
+            if result[0] != 429:
+                return result
+            time.sleep(0.05)
+        raise AssertionError("still throttled after 10 s")
+
+    try:
+        status, _, body, took = attempt("guess-1")
+        assert status == 401 and b"Wrong token" in body and took >= 0.2, (status, took)
+        status, h, _, _ = attempt(server.token)   # right, but at once: refused
+        assert status == 429 and int(h["Retry-After"]) >= 1, status
+        status, _, _, took = until_not_throttled("guess-2")
+        assert status == 401 and took >= 0.4, (status, took)   # the delay doubled
+        assert attempt("guess-3")[0] == 429
+        # a sign-in posted from another site is refused whatever the token
+        status, _, body, _ = attempt(server.token, {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"})
+        assert status == 403 and error_code(body) == "forbidden"
+        status, _, _, _ = until_not_throttled(server.token)
+        assert status == 303
+    finally:
+        server.stop(); server.cleanup()
+
+
+@test
+def refusals_without_cookie_without_csrf_with_a_wrong_csrf_and_after_expiry():
+    server = Modeld(MODELD, REPO, console={"enabled": True, "session_hours": 0.001})   # 3.6 s sessions
+    try:
+        rid = server.publish(b"refusals")["id"]
+        patch = json.dumps({"rollout_percent": 5})
+        status, _, body = server.request("PATCH", "/admin/models/" + rid, patch)
+        assert status == 401 and error_code(body) == "unauthorized"
+        cookie, csrf = server.sign_in()
+        secrets.update([cookie, csrf])
+        jar = {"Cookie": "modeld_session=" + cookie}
+        status, _, body = server.request("PATCH", "/admin/models/" + rid, patch, jar)
+        assert status == 403 and error_code(body) == "forbidden", status
+        status, _, body = server.request("PATCH", "/admin/models/" + rid, patch, dict(jar, **{"X-CSRF-Token": "0" * 64}))
+        assert status == 403 and error_code(body) == "forbidden"
+        status, _, body = server.request("POST", "/console/logout", None, jar)
+        assert status == 403
+        status, _, _ = server.request("GET", "/admin/models/" + rid, None, jar)   # reading needs no CSRF token
+        assert status == 200
+        assert server.release(rid)["rollout_percent"] == 100
+        status, _, _ = server.request("PATCH", "/admin/models/" + rid, patch, dict(jar, **{"X-CSRF-Token": csrf}))
+        assert status == 200 and server.release(rid)["rollout_percent"] == 5
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            status, _, body = server.request("GET", "/console/events", None, jar)
+            if status == 401:
+                break
+            time.sleep(0.2)
+        assert status == 401 and b'action="/console/login"' in body, "session did not expire"
+        status, _, body = server.request("PATCH", "/admin/models/" + rid, patch, dict(jar, **{"X-CSRF-Token": csrf}))
+        assert status == 401 and error_code(body) == "unauthorized"
+        status, _, body = server.request("GET", "/console/", None, jar)
+        assert status == 200 and b'name="token"' in body
+    finally:
+        server.stop(); server.cleanup()
+
+
+# ---------------------------------------------------------------- in the browser
+
+def sign_in(page, server):
+    page.goto(server.base + "/console/")
+    page.get_by_label("Admin token").fill(server.token)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Releases")).to_be_visible(timeout=WAIT_MS)
+    secrets.add(page.locator('meta[name="modeld-csrf"]').get_attribute("content"))
+    for c in page.context.cookies():
+        if c["name"] == "modeld_session":
+            secrets.add(c["value"])
+            assert c["httpOnly"] and c["sameSite"] == "Strict" and c["path"] == "/"
+
+
+def publish_in_browser(page, path, sdk_min, label, guard=None, rollout=None, channel=None):
+    page.get_by_text("Publish a release").click()
+    page.get_by_label("Model file").set_input_files(path)
+    page.get_by_label("SDK minimum").fill(sdk_min)
+    page.get_by_label("Label").fill(label)
+    if rollout is not None:
+        page.get_by_label("Rollout %").fill(str(rollout))
+    if channel:
+        page.get_by_label("Channel", exact=True).fill(channel)
+    if guard:
+        page.get_by_label("Guard (JSON, optional)").fill(guard)
+    page.get_by_role("button", name="Publish").click()
+
+
+def no_unnamed_controls(page, what):
+    snapshot = page.locator("body").aria_snapshot()
+    for line in snapshot.splitlines():
+        m = re.match(r"\s*- (button|link|textbox|spinbutton|checkbox|combobox|progressbar)\b(.*)", line)
+        if m:
+            assert m.group(2).lstrip().startswith('"'), "%s: control without an accessible name: %s" % (what, line)
+    return snapshot
+
+
+@test
+def publish_rollout_guard_chart_pause_and_sign_out_in_the_browser(server, browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(server.base + "/console/")
+    no_unnamed_controls(page, "sign-in")
+    page.screenshot(path=os.path.join(SHOTS, "console-signin.png"))
+    sign_in(page, server)
+
+    # publish through the upload form: progress bar, then the release page
+    path = model_file(os.urandom(3 << 20))
+    publish_in_browser(page, path, "1.0", "browser publish")
+    expect(page.locator("#p-progress")).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile("^Release "))).to_be_visible(timeout=30_000)
+    rid = page.url.rsplit("/", 1)[1]
+    release = server.release(rid)
+    assert release["label"] == "browser publish" and release["size"] == 3 << 20 and release["ext"] == "gguf"
+
+    # rollout 10 %
+    page.get_by_label("Rollout %").fill("10")
+    page.get_by_role("button", name="Set rollout").click()
+    expect(page.get_by_role("status")).to_have_text("Rollout set to 10%")
+    assert server.release(rid)["rollout_percent"] == 10
+
+    # a refused upload shows the server's error
+    page.goto(server.base + "/console/")
+    publish_in_browser(page, model_file(b"bad"), "not-a-version", "refused")
+    expect(page.get_by_role("status")).to_contain_text("400 invalid_parameter", timeout=WAIT_MS)
+
+    # a guarded challenger; the chart follows the evaluator while simulated clients post events
+    page.goto(server.base + "/console/")
+    # (its own channel: the headers check left a running guard on stable, SPEC §11.1 allows one)
+    publish_in_browser(page, model_file(os.urandom(4096)), "1.0", "challenger", guard=GUARD, channel="challengers")
+    expect(page.get_by_role("heading", name="Guard")).to_be_visible(timeout=30_000)
+    gid = page.url.rsplit("/", 1)[1]
+    before = page.locator("#guard").inner_html()
+    sim = subprocess.run([CLIENT, "--server", server.base, "--sdk", "1.0", "--channel", "challengers", "--cache", tempfile.mkdtemp(prefix="console-sim."), "simulate", "--clients", "400", "--duration", "4s",
+                          "--rate", "200", "--name", "prediction", "--outcome", gid + "=0.5", "--outcome", "default=0.5"],
+                         capture_output=True, timeout=60)
+    assert sim.returncode == 0, sim.stderr
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        after = page.locator("#guard").inner_html()
+        if after != before and re.search(r'class="n">[1-9][0-9]*</td>', after):
+            break
+        page.wait_for_timeout(250)
+    else:
+        raise AssertionError("the guard chart did not change within 30 s")
+    expect(page.locator("#guard svg[role=img]")).to_be_visible()
+    page.screenshot(path=os.path.join(SHOTS, "console-release.png"), full_page=True)
+    no_unnamed_controls(page, "release")
+
+    # pause, confirmed in the dialog (Cancel first: nothing changes)
+    page.get_by_role("button", name="Pause").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="Cancel").click()
+    assert server.release(gid)["state"] == "active"
+    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    expect(page.get_by_role("button", name="Resume")).to_be_visible(timeout=WAIT_MS)
+    assert server.release(gid)["state"] == "paused"
+
+    # the other views
+    page.get_by_role("link", name="Releases").click()
+    expect(page.get_by_role("link", name=gid[:8] + "…")).to_be_visible()
+    page.screenshot(path=os.path.join(SHOTS, "console-releases.png"), full_page=True)
+    no_unnamed_controls(page, "releases")
+    page.get_by_role("link", name="Events").click()
+    expect(page.get_by_role("table")).to_contain_text(gid)
+    page.screenshot(path=os.path.join(SHOTS, "console-events.png"), full_page=True)
+    no_unnamed_controls(page, "events")
+    page.get_by_role("link", name="Cost").click()
+    page.get_by_label("Downloads").fill("5000000")
+    page.get_by_label("Model size").fill("1MB")
+    page.get_by_role("button", name="Estimate").click()
+    expect(page.get_by_role("table").first).to_contain_text("aws-s3")
+    page.screenshot(path=os.path.join(SHOTS, "console-cost.png"), full_page=True)
+    no_unnamed_controls(page, "cost")
+
+    # the audit log has the console's changes, before → after
+    lines = [json.loads(l) for l in open(os.path.join(server.data, "audit.jsonl"))]
+    actions = [(l["action"], l["release"]) for l in lines]
+    assert ("publish", rid) in actions and ("rollout", rid) in actions and ("publish", gid) in actions and ("pause", gid) in actions, actions
+    rollout = next(l for l in lines if l["action"] == "rollout")
+    assert rollout["before"]["rollout_percent"] == 100 and rollout["after"]["rollout_percent"] == 10
+    pause = next(l for l in lines if l["action"] == "pause")
+    assert pause["before"]["state"] == "active" and pause["after"]["state"] == "paused" and re.match(r"\d{4}-\d\d-\d\dT", pause["ts"])
+
+    # sign out: the server forgets the session, the old cookie opens nothing
+    cookie = next(c["value"] for c in context.cookies() if c["name"] == "modeld_session")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_label("Admin token")).to_be_visible()
+    status, _, _ = server.request("GET", "/console/events", headers={"Cookie": "modeld_session=" + cookie})
+    assert status == 401
+    context.close()
+
+
+@test
+def a_cross_site_form_post_changes_nothing(server, browser):
+    rid = server.publish(b"cross-site")["id"]
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    # another site (an opaque origin) posts forms at the admin API and at sign-out
+    for action in ("/admin/models/%s/variants?name=evil&requires=platform=ios&ext=bin" % rid, "/console/logout", "/admin/models"):
+        page.set_content('<form method="post" action="%s%s" enctype="text/plain"><input name="x" value="y"></form>' % (server.base, action))
+        with page.expect_navigation():
+            page.evaluate("document.forms[0].submit()")
+        body = page.locator("body").inner_text()
+        assert '"unauthorized"' in body or '"forbidden"' in body, (action, body)
+    release = server.release(rid)
+    assert release.get("variants", []) == [] and release["state"] == "active"
+    page.goto(server.base + "/console/")   # still signed in: the cross-site sign-out did nothing
+    expect(page.get_by_role("heading", name="Releases")).to_be_visible()
+    context.close()
+
+
+@test
+def publish_and_pause_by_keyboard_alone(server, browser):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(server.base + "/console/")
+    page.keyboard.press("Tab") if page.evaluate("document.activeElement.id") != "token" else None
+    page.keyboard.type(server.token)
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Releases")).to_be_visible()
+
+    def tab_to(predicate, limit=60):
+        for _ in range(limit):
+            page.keyboard.press("Tab")
+            if page.evaluate(predicate):
+                return
+        raise AssertionError("never reached by Tab: " + predicate)
+
+    tab_to("document.activeElement.tagName === 'SUMMARY'")
+    page.keyboard.press("Enter")
+    tab_to("document.activeElement.id === 'p-file'")
+    # a file chooser is the operating system's dialog: hand it the file, then go on by keyboard
+    page.locator("#p-file").set_input_files(model_file(os.urandom(10_000)))
+    page.keyboard.press("Tab"); page.keyboard.type("2.0")          # SDK minimum
+    page.keyboard.press("Tab"); page.keyboard.press("Tab"); page.keyboard.press("Tab")  # max, channel, rollout
+    page.keyboard.press("Tab"); page.keyboard.type("keyboard")     # label
+    tab_to("document.activeElement.textContent === 'Publish'")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name=re.compile("^Release "))).to_be_visible(timeout=30_000)
+    rid = page.url.rsplit("/", 1)[1]
+    assert server.release(rid)["label"] == "keyboard"
+    tab_to("document.activeElement.textContent === 'Pause'")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("dialog")).to_be_visible()
+    assert page.evaluate("document.activeElement.id") == "confirm-ok"
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="Resume")).to_be_visible()
+    assert server.release(rid)["state"] == "paused"
+    context.close()
+
+
+@test
+def variants_resume_and_retire_in_the_browser(server, browser):
+    rid = server.publish(b"variants", extra="&channel=variants")["id"]
+    server.admin("PATCH", "/admin/models/" + rid, json.dumps({"state": "paused"}))
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    page.goto(server.base + "/console/releases/" + rid)
+    page.get_by_text("Add a variant").click()
+    page.get_by_label("Variant file").set_input_files(model_file(os.urandom(20_000)))
+    page.get_by_label("Name", exact=True).fill("8gb")
+    page.get_by_label("Requires").fill("min_ram_mb=7000,platform=ios")
+    page.get_by_role("button", name="Add variant").click()
+    expect(page.get_by_role("button", name="Remove variant 8gb")).to_be_visible(timeout=30_000)
+    [variant] = server.release(rid)["variants"]
+    assert variant["name"] == "8gb" and variant["size"] == 20_000 and variant["requires"]["min_ram_mb"] == 7000
+    # a name in use: the server's 409 is shown
+    page.get_by_text("Add a variant").click()
+    page.get_by_label("Variant file").set_input_files(model_file(b"again"))
+    page.get_by_label("Name", exact=True).fill("8gb")
+    page.get_by_label("Requires").fill("platform=ios")
+    page.get_by_role("button", name="Add variant").click()
+    expect(page.get_by_role("status")).to_contain_text("409 id_in_use")
+    page.get_by_role("button", name="Remove variant 8gb").click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    expect(page.get_by_text("No variants")).to_be_visible()
+    assert server.release(rid).get("variants", []) == [] or all(v.get("removed_at") for v in server.release(rid)["variants"])
+    page.get_by_role("button", name="Resume").click()
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    assert server.release(rid)["state"] == "active"
+    page.get_by_role("button", name="Retire").click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    expect(page.locator("#state")).to_have_text("retired")
+    assert server.release(rid)["state"] == "retired"
+    expect(page.get_by_role("button", name="Retire")).to_have_count(0)
+    actions = [(l["action"], l["release"]) for l in map(json.loads, open(os.path.join(server.data, "audit.jsonl")))]
+    for action in ("add_variant", "remove_variant", "resume", "retire"):
+        assert (action, rid) in actions, (action, actions)
+    context.close()
+
+
+@test
+def no_token_cookie_or_csrf_value_in_any_log_or_the_audit_log(server):
+    server.stop()
+    texts = [server.log_text()]
+    for root, _, files in os.walk(server.data):
+        for name in files:
+            if name.endswith((".log", ".jsonl")) or name.startswith("access-"):
+                texts.append(open(os.path.join(root, name), "rb").read().decode(errors="replace"))
+    assert os.path.exists(os.path.join(server.data, "audit.jsonl"))
+    for secret in secrets | {server.token}:
+        for text in texts:
+            assert secret not in text, "a secret reached a log"
+
+
+def main():
+    os.makedirs(SHOTS, exist_ok=True)
+    server = Modeld(MODELD, REPO, console={"enabled": True, "session_hours": 12})
+    secrets.add(server.token)
+    passed = failed = 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            for fn in results:
+                args = {"server": server, "browser": browser}
+                names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+                start = time.monotonic()
+                try:
+                    fn(*[args[n] for n in names])
+                    passed += 1
+                    print("ok   %s (%.1f s)" % (fn.__name__, time.monotonic() - start), flush=True)
+                except Exception:
+                    failed += 1
+                    print("FAIL %s" % fn.__name__, flush=True)
+                    traceback.print_exc()
+        finally:
+            browser.close()
+            server.stop()
+            if failed:
+                print("modeld log:\n" + server.log_text()[-4000:])
+            server.cleanup()
+    print("console: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

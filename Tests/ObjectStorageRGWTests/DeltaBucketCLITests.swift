@@ -1,0 +1,70 @@
+import Foundation
+import ObjectStorage
+import Testing
+
+/// SPEC §14 from a bucket: offline publishes write chunk lists, `modelctl mirror` puts each list
+/// in the public bucket with its file, and `modeld-client --static` updates by single-range GETs
+/// against Ceph RGW, with no server involved.
+@Suite(.enabled(if: RGWCluster.shouldRun, RGWCluster.skipMessage), .serialized)
+struct DeltaBucketCLITests {
+    static let modelctl = MirrorCLITests.modelctl
+    static let modeldClient = StaticBucketCLITests.modeldClient
+
+    @Test func deltaUpdate_fromAPublicBucket_fetchesOnlyTheChangedChunks_SPEC14() throws {
+        let cluster = try RGWCluster.require()
+        let (scratch, _) = try MirrorCLITests.emptyModelsDirectory()
+        defer { MirrorCLITests.remove(scratch + "/models") }
+        try FileManager.default.createDirectory(atPath: scratch + "/config", withIntermediateDirectories: true)
+        let keys = Spawn.run(Self.modelctl, ["keys", "generate", "--name", "k", "--out", "config/keys"], directory: scratch, timeout: 30)
+        try #require(keys.status == 0, "\(keys.stderr)")
+        let prefix = "d-\(UUID().uuidString)"
+        let base = "\(cluster.endpoint)/\(RGWCluster.publicBucket)/\(prefix)"
+        try #"{"signing":{"keys":["config/keys/k.key"]},"latest_max_age_seconds":1,"public_base_url":"\#(base)"}"#
+            .write(toFile: scratch + "/config/modeld.json", atomically: true, encoding: .utf8)
+
+        let old = try RGWClientTests.scratchFile(size: 5 << 20, seed: 21, ext: "gguf")
+        defer { unlink(old.path) }
+        var changed = old.bytes
+        for i in 2_000_000..<2_150_000 { changed[i] ^= 0x5A }
+        let newPath = old.path + ".v2.gguf"
+        try Data(changed).write(to: URL(fileURLWithPath: newPath))
+        defer { unlink(newPath) }
+
+        func publishAndMirror(_ path: String) throws -> String {
+            let published = Spawn.run(Self.modelctl, ["publish", path, "--sdk-min", "1.0", "--models-dir", "models", "--json"],
+                                      directory: scratch, timeout: 60)
+            try #require(published.status == 0, "\(published.stderr)")
+            let mirrored = Spawn.run(Self.modelctl, ["mirror", "--models-dir", "models", "--to", "s3://\(RGWCluster.publicBucket)/\(prefix)",
+                                                     "--endpoint", cluster.endpoint, "--json"],
+                                     environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
+                                                   "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey],
+                                     directory: scratch, timeout: 120)
+            try #require(mirrored.status == 0, "\(mirrored.stderr)")
+            return try #require(try StaticBucketCLITests.object(published.stdout)["id"] as? String)
+        }
+        let first = try publishAndMirror(old.path)
+        // The list is in the bucket next to its file, as modeld serves it.
+        let list = try StaticBucketCLITests.anonymousGET("\(base)/models/\(first).gguf.chunks", scratch: scratch)
+        #expect(list.status == 200 && Array(list.body.prefix(8)) == Array("MDCHUNK1".utf8))
+        #expect(list.cacheControl == "public, max-age=31536000, immutable")
+
+        let client = [Self.modeldClient, "--static", base + "/models/", "--sdk", "1.2", "--cache", scratch + "/cache",
+                      "--trust-key", scratch + "/config/keys/k.pub", "--json", "update"]
+        let installed = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
+        try #require(installed.status == 0, "\(installed.stderr)")
+
+        let second = try publishAndMirror(newPath)
+        let updated = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
+        #expect(updated.status == 0, "\(updated.stderr)")
+        let state = try StaticBucketCLITests.object(updated.stdout)
+        let active = try #require(state["active"] as? [String: Any])
+        #expect(active["id"] as? String == second)
+        #expect(S3RequestBuilder.sha256Hex(Array(try Data(contentsOf: URL(fileURLWithPath: try #require(active["path"] as? String)))))
+                == S3RequestBuilder.sha256Hex(changed))
+        let fetched = try #require(state["bytes_fetched"] as? Int)
+        let plan = Spawn.run(Self.modelctl, ["delta", first, second, "--json", "--models-dir", "models"], directory: scratch, timeout: 60)
+        let toFetch = try #require(try StaticBucketCLITests.object(plan.stdout)["bytes_to_fetch"] as? Int)
+        #expect(toFetch >= 150_000 && toFetch < 600_000)
+        #expect(fetched >= toFetch && fetched < toFetch + 100_000, "fetched \(fetched) for \(toFetch) of changed chunks")
+    }
+}
