@@ -139,6 +139,8 @@ let package = Package(
         .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
+        // Rewrites one file through DurableFile.replace until SIGKILLed (MirrorJournalCrashTests).
+        .executableTarget(name: "durable-replace-loop", dependencies: ["DurableFiles"], path: "Tests/Support/DurableReplaceLoop"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "BinaryTextTests", dependencies: ["BinaryText"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
@@ -156,7 +158,7 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
-        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire"]),
+        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText", "ReleaseSelection", "SelectionVectors"]),

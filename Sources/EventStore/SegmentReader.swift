@@ -128,6 +128,7 @@ public struct StoredEvent {
 
     public init?(line: ArraySlice<UInt8>) {
         let bytes = Array(line)
+        // Not JSON is the nil the caller counts as a skipped line.
         guard let node = try? JSONReader.parse(bytes), case .object = node.value else { return nil }
         self.bytes = bytes
         root = node

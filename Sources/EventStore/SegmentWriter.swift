@@ -75,6 +75,7 @@ final class SegmentWriter {
     func rotateIfAged(now: Int64) {
         guard let deadline = ageDeadline, now >= deadline else { return }
         seal()
+        // Ignored on purpose: the next append retries the open and fails its batches (doc above).
         current = try? openSegment(day: Timestamp.day(ms: now))
     }
 
@@ -86,6 +87,7 @@ final class SegmentWriter {
         close(open.fd)
         guard !open.keys.isEmpty else { unlink(open.path); return }
         let index = SegmentIndexFile(keys: open.keys, minMillis: open.minMillis, maxMillis: open.maxMillis)
+        // Ignored on purpose: a segment without its index is rescanned at start-up (doc above).
         try? DurableFile.replace(open.path + ".idx", with: index.encoded())
     }
 

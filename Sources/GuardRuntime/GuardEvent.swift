@@ -17,6 +17,7 @@ public struct GuardEvent {
     /// nil for a line that is not a JSON object (torn, foreign): the tail skips and counts it,
     /// as it would any line `StoredEvent` rejects.
     public init?(line: ArraySlice<UInt8>) {
+        // A line that is not an event is skipped and counted by the caller (SPEC §11.4).
         guard let v = try? JSONReader.members(Self.fields, of: line) else { return nil }
         clientID = v[0]?.stringValue
         receivedAt = v[1]?.stringValue

@@ -88,6 +88,8 @@ public struct GuardRecords: Sendable {
     public func manualOverride(_ release: Release, at now: Int64) -> [UInt8] {
         let decision = GuardDecision(rule: .manualOverride, stage: release.rolloutPercent)
         let figureKeys: Set<String> = ["arms", "delta", "bound", "alpha", "tuning_clients"]
+        // A state file that cannot be read or parsed must not block the override (the operator is
+        // stopping a rollout): the record then carries the plan's figures with no client yet.
         if let bytes = try? FileIO.read(statePath(release.id)), let state = try? JSONReader.parse(bytes),
            case .object(let members) = state.value, Set(members.map(\.key)).isSuperset(of: figureKeys) {
             return Self.decision(decision, release: release, at: now) { w in
@@ -114,9 +116,10 @@ public struct GuardRecords: Sendable {
         try FileIO.atomicReplace(statePath(releaseID), with: bytes + [UInt8(ascii: "\n")])
     }
 
-    /// The last `limit` decision lines of one release, oldest first.
-    public func decisions(of releaseID: String, limit: Int = 20) -> [[UInt8]] {
-        guard let bytes = try? FileIO.read(decisionsPath) else { return [] }
+    /// The last `limit` decision lines of one release, oldest first; none before the first
+    /// decision (no file), an error when the file cannot be read.
+    public func decisions(of releaseID: String, limit: Int = 20) throws(CatalogError) -> [[UInt8]] {
+        guard let bytes = try FileIO.read(decisionsPath) else { return [] }
         let needle = Array("\"release\":\"\(releaseID.lowercased())\"".utf8)
         let lines = bytes.split(separator: UInt8(ascii: "\n")).filter { line in
             Array(line).lowercasedASCII().firstRange(of: needle) != nil

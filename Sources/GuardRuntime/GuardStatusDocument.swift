@@ -9,11 +9,15 @@ public enum GuardStatusDocument {
     public enum Failure: Error, Equatable {
         case unknownRelease(String)
         case noGuard(String)
+        /// The evaluator's files exist but cannot be read (EIO, EACCES): an answer from the
+        /// plan alone would pass off "no evaluation yet" as the truth.
+        case unreadable(CatalogError)
 
         public var message: String {
             switch self {
             case .unknownRelease(let id): "no release \(id)"
             case .noGuard(let id): "release \(id) has no guard"
+            case .unreadable(let error): error.message
             }
         }
     }
@@ -35,10 +39,18 @@ public enum GuardStatusDocument {
         GuardRecords.writeFigures(&figures, GuardFigures(plan: plan, arms: GuardAccumulator()))
         figures.endObject()
         // The state file is one JSON object the evaluator wrote; its members join this one's.
-        let state = (try? FileIO.read(records.statePath(r.id))).flatMap { $0.count > 2 ? $0 : nil } ?? figures.bytes
+        let state: [UInt8]
+        let decisions: [[UInt8]]
+        do throws(CatalogError) {
+            // Only a missing state file means "not evaluated yet" (FileIO.read's nil).
+            state = try FileIO.read(records.statePath(r.id)).flatMap { $0.count > 2 ? $0 : nil } ?? figures.bytes
+            decisions = try records.decisions(of: r.id)
+        } catch {
+            throw .unreadable(error)
+        }
         w.key("decisions")
         w.beginArray()
-        for line in records.decisions(of: r.id) { w.raw(line) }
+        for line in decisions { w.raw(line) }
         w.endArray()
         w.endObject()
         let members = state[1..<(state.lastIndex(of: UInt8(ascii: "}")) ?? 1)]

@@ -245,6 +245,7 @@ private func field<T: Decodable, Keys: CodingKey>(_ c: KeyedDecodingContainer<Ke
 /// An optional array of integers whose wrong element is named by its index (`guard.stages[2]`).
 private func integers<Keys: CodingKey>(_ c: KeyedDecodingContainer<Keys>, _ key: Keys, _ object: String) throws -> [Int]? {
     let name = "\(object).\(key.stringValue)"
+    // Type probes: each failure becomes the error naming the field (or the index) below.
     guard c.contains(key), (try? c.decodeNil(forKey: key)) != true else { return nil }
     guard var array = try? c.nestedUnkeyedContainer(forKey: key) else { throw GuardPlanError(name, "must be an array of integers") }
     var values: [Int] = []

@@ -116,6 +116,7 @@ public struct JSONReader {
         if key.plain { return String(decoding: UnsafeBufferPointer(rebasing: bytes[key.text]), as: UTF8.self) }
         var r = self
         r.position = key.text.lowerBound - 1
+        // Cannot fail: this key was already read once by the same reader.
         return ((try? r.readString(build: true)) ?? nil) ?? ""
     }
 

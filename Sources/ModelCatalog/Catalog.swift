@@ -188,6 +188,7 @@ public struct Catalog: Equatable, Sendable {
     public mutating func applyGuardDecision(
         id: String, stage: Int, runtime: GuardPlan.Runtime, rolloutPercent: Int?, pause: Bool
     ) -> Release? {
+        // A release gone meanwhile is the nil "decision no longer applies", as a stopped guard is.
         guard let i = try? index(of: id), releases[i].hasRunningGuard, releases[i].rolloutPercent == stage else { return nil }
         var r = releases[i]
         r.guardPlan?.runtime = runtime
@@ -285,6 +286,7 @@ private struct PatchDTO: Decodable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
+        // Each `try?` below is a type probe turned into the error naming the field.
         for key in c.allKeys {
             switch key.stringValue {
             case "rollout_percent":

@@ -189,6 +189,8 @@ public final class CatalogStore: Sendable {
             }
         } catch {
             unlink(upload.path)
+            // Cleanup on the error path: a catalog that cannot be read does not record the file,
+            // so the orphan goes; the original error is what the caller gets.
             if let written, !(written.result.flatMap { r in (try? load()).map { isRecorded($0, r) } } ?? false) {
                 unlink(directory + "/" + written.file)
                 unlink(directory + "/" + ChunkListFile.name(of: written.file))

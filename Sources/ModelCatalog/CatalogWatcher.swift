@@ -31,6 +31,8 @@ public final class CatalogWatcher: Sendable {
     public let intervalMilliseconds: Int32
     private let onChange: @Sendable (Catalog) -> Void
     private let onError: @Sendable (CatalogError) -> Void
+    /// After every poll of the thread: an observable heartbeat (`modeld_catalog_polls_total`).
+    private let onPoll: @Sendable () -> Void
     private let state = Mutex(State())
     private let reloadLock = Mutex(())   // serialises reloads so callbacks arrive in order
     private let wakeRead: Int32
@@ -38,6 +40,7 @@ public final class CatalogWatcher: Sendable {
 
     public init(
         store: CatalogStore, intervalMilliseconds: Int32 = 500,
+        onPoll: @escaping @Sendable () -> Void = {},
         onChange: @escaping @Sendable (Catalog) -> Void,
         onError: @escaping @Sendable (CatalogError) -> Void
     ) {
@@ -45,6 +48,7 @@ public final class CatalogWatcher: Sendable {
         self.intervalMilliseconds = max(10, intervalMilliseconds)
         self.onChange = onChange
         self.onError = onError
+        self.onPoll = onPoll
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
             for fd in fds {
@@ -144,6 +148,7 @@ public final class CatalogWatcher: Sendable {
         var pfd = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
         while !state.withLock({ $0.stopping }) {
             poll()
+            onPoll()
             pfd.revents = 0
             _ = Glibc.poll(&pfd, 1, intervalMilliseconds)
         }

@@ -131,6 +131,7 @@ extension Release {
         let base = name.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? name
         guard let dot = base.firstIndex(of: ".") else { return nil }
         let ext = String(base[base.index(after: dot)...]).lowercased()
+        // A yes/no question: an invalid extension is answered with nil.
         return (try? validateExt(ext)) != nil ? ext : nil
     }
 

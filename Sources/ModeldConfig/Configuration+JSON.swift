@@ -17,6 +17,7 @@ enum ConfigurationJSON: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Probing the JSON type: each failed decode only means "not this type".
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {

@@ -27,6 +27,17 @@ struct AdminResponder: Sendable {
     static let collection = "/admin/models"
     private static let label = RequestLabel(route: .admin)
 
+    /// What an authorized request asks for, decided from its head alone: either the answer
+    /// itself or the operation that needs the exchange (a body, or work on the blocking thread).
+    enum Route {
+        case answer(Response)
+        case publish
+        case addVariant(id: String)
+        case removeVariant(id: String, name: String)
+        case patch(id: String)
+        case retire(id: String)
+    }
+
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         guard let token else { return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label)) }
         let actor: ConsoleActor?
@@ -34,46 +45,58 @@ struct AdminResponder: Sendable {
         case .success(let a): actor = a
         case .failure(let refusal): return .respond(refusal.response)
         }
+        switch route(head) {
+        case .answer(let r): return .respond(r)
+        case .publish: return publish(head, exchange, actor)
+        case .addVariant(let id): return addVariant(id, head, exchange, actor)
+        case .removeVariant(let id, let name):
+            mutateLater(exchange, actor.map { ($0, "remove_variant") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                try store.removeVariant(named: name, from: id)
+            }(id)
+            return .deferred
+        case .patch(let id): return patch(id, exchange, actor)
+        case .retire(let id):
+            mutateLater(exchange, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
+            }(id)
+            return .deferred
+        }
+    }
+
+    /// The routing of the admin paths once authorized, free of sockets so it can be table-tested.
+    func route(_ head: RequestHead) -> Route {
         if head.path == Self.collection {
             switch head.method {
-            case "GET", "HEAD": return .respond(list())
-            case "POST": return publish(head, exchange, actor)
-            default: return .respond(notAllowed("GET, HEAD, POST"))
+            case "GET", "HEAD": return .answer(list())
+            case "POST": return .publish
+            default: return .answer(notAllowed("GET, HEAD, POST"))
             }
         }
         let segments = head.path.hasPrefix(Self.collection + "/")
             ? head.path.dropFirst(Self.collection.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             : []
         guard let id = segments.first, !id.isEmpty else {
-            return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label))
+            return .answer(Response.error(404, "not_found", "no such resource").labelled(Self.label))
         }
         switch (segments.count, segments.count > 1 ? segments[1] : "") {
         case (1, _): break
         case (2, "guard"):
-            guard head.method == "GET" || head.method == "HEAD" else { return .respond(notAllowed("GET, HEAD")) }
-            return .respond(guardStatus(id))
+            guard head.method == "GET" || head.method == "HEAD" else { return .answer(notAllowed("GET, HEAD")) }
+            return .answer(guardStatus(id))
         case (2, "variants"):
-            guard head.method == "POST" else { return .respond(notAllowed("POST")) }
-            return addVariant(id, head, exchange, actor)
+            guard head.method == "POST" else { return .answer(notAllowed("POST")) }
+            return .addVariant(id: id)
         case (3, "variants") where !segments[2].isEmpty:
-            guard head.method == "DELETE" else { return .respond(notAllowed("DELETE")) }
-            let name = segments[2]
-            mutateLater(exchange, actor.map { ($0, "remove_variant") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
-                try store.removeVariant(named: name, from: id)
-            }(id)
-            return .deferred
+            guard head.method == "DELETE" else { return .answer(notAllowed("DELETE")) }
+            return .removeVariant(id: id, name: segments[2])
         default:
-            return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label))
+            return .answer(Response.error(404, "not_found", "no such resource").labelled(Self.label))
         }
         switch head.method {
-        case "GET", "HEAD": return .respond(show(id))
-        case "PATCH": return patch(id, exchange, actor)
-        case "DELETE":
-            mutateLater(exchange, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
-                try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
-            }(id)
-            return .deferred
-        default: return .respond(notAllowed("GET, HEAD, PATCH, DELETE"))
+        case "GET", "HEAD": return .answer(show(id))
+        case "PATCH": return .patch(id: id)
+        case "DELETE": return .retire(id: id)
+        default: return .answer(notAllowed("GET, HEAD, PATCH, DELETE"))
         }
     }
 
@@ -126,6 +149,8 @@ struct AdminResponder: Sendable {
     private func guardStatus(_ id: String) -> Response {
         do throws(GuardStatusDocument.Failure) {
             return json(200, try GuardStatusDocument.json(id: id, in: catalog.served.snapshot.catalog, dataDir: dataDir))
+        } catch .unreadable(let error) {
+            return Self.errorResponse(error)
         } catch {
             return Response.error(404, "not_found", error.message).labelled(Self.label)
         }

@@ -54,6 +54,7 @@ struct GuardEvaluatorState {
 
     /// One evaluation; true when the catalog changed.
     mutating func tick(now: Int64) -> Bool {
+        metrics.recordGuardInterval()
         guard holdsLock() else { return false }
         let catalog: Catalog
         do { catalog = try store.load() } catch {

@@ -63,6 +63,7 @@ struct LatestResponder: Sendable {
         func validated() throws(HTTPError) -> Validated {
             var v = Validated()
             if let channel {
+                // The validator's own message is replaced by the §4.1 wording.
                 guard (try? Release.validateChannel(channel)) != nil else {
                     throw HTTPError(400, "invalid_parameter", "channel must match [a-z0-9_-]{1,32}")
                 }

@@ -36,6 +36,7 @@ public final class Metrics: Sendable {
     private enum Scalar: Int, CaseIterable {
         case eventsAccepted, eventsDuplicate, eventsRejected, eventBatches, eventCommits
         case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped, guardSkippedLines
+        case catalogPolls, guardIntervals
     }
 
     public init(version: String) {
@@ -77,6 +78,9 @@ public final class Metrics: Sendable {
         scalars.set(Scalar.catalogReleases.rawValue, releases)
     }
 
+    /// One check of catalog.json for a change: lets a test wait for "N more polls" rather than sleep.
+    public func recordCatalogPoll() { add(.catalogPolls) }
+
     /// A changed catalog that was refused (corrupt); the old one stays.
     public func recordCatalogReloadFailure() { add(.catalogReloadFailures) }
 
@@ -87,6 +91,9 @@ public final class Metrics: Sendable {
     func recordGuard(release: String, _ gauges: GuardGauges?) { guards.withLock { $0[release] = gauges } }
 
     func recordGuardSkippedLines(_ lines: Int) { add(.guardSkippedLines, lines) }
+
+    /// One interval of the guard evaluator, whether this instance holds the lock or stands by.
+    func recordGuardInterval() { add(.guardIntervals) }
 
     func recordGuardDecision(release: String, rule: String) {
         guardDecisions.withLock { $0[release, default: [:]][rule, default: 0] += 1 }
@@ -128,6 +135,8 @@ public final class Metrics: Sendable {
         out.sample("modeld_catalog_reloads_total", value(.catalogReloads))
         out.family("modeld_catalog_reload_failures_total", .counter, help: "Changed catalogs refused as corrupt (the old one is kept).")
         out.sample("modeld_catalog_reload_failures_total", value(.catalogReloadFailures))
+        out.family("modeld_catalog_polls_total", .counter, help: "Checks of catalog.json for a change.")
+        out.sample("modeld_catalog_polls_total", value(.catalogPolls))
         out.family("modeld_catalog_releases", .gauge, help: "Releases in the loaded catalog.")
         out.sample("modeld_catalog_releases", value(.catalogReleases))
         out.family("modeld_publishes_total", .counter, help: "Models published through this instance.")
@@ -154,6 +163,8 @@ public final class Metrics: Sendable {
         for (release, g) in gauges { if let b = g.bound { out.sample("modeld_guard_bound", labels: ["release": release], b) } }
         out.family("modeld_guard_skipped_lines_total", .counter, help: "Event segment lines the guard evaluator could not read (torn, foreign or uncommitted groups).")
         out.sample("modeld_guard_skipped_lines_total", value(.guardSkippedLines))
+        out.family("modeld_guard_intervals_total", .counter, help: "Guard evaluator intervals run, holding data/guard.lock or standing by.")
+        out.sample("modeld_guard_intervals_total", value(.guardIntervals))
         out.family("modeld_guard_decisions_total", .counter, help: "Guard decisions recorded by this instance, by release and rule.")
         for (release, rules) in guardDecisions.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             for (rule, n) in rules.sorted(by: { $0.key < $1.key }) {

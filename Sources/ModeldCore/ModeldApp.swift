@@ -113,6 +113,7 @@ public enum ModeldApp {
         if removed > 0 { log.info("removed \(removed) unfinished upload(s) of this instance from \(store.tempDirectory)") }
         let watcher = CatalogWatcher(
             store: store,
+            onPoll: { metrics.recordCatalogPoll() },
             onChange: { catalog in
                 let before = holder.served.snapshot.publicBaseURL
                 holder.install(ServedCatalog(catalog: catalog, store: store, signing: signing))

@@ -63,6 +63,7 @@ public struct TrustedKey: Sendable, Equatable {
     }
 
     public func isValidSignature(_ signature: [UInt8], for base: SignatureBase) -> Bool {
+        // A key that does not load verifies nothing: a plain "not valid".
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { return false }
         return key.isValidSignature(signature, for: base.bytes)
     }

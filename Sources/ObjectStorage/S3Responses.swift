@@ -41,6 +41,7 @@ public struct UploadListPage: Sendable, Equatable {
 public enum S3ResponseParser {
     /// The `<Error>` document of a failed request, or nil when the body is not one.
     public static func error(_ body: [UInt8], status: Int, request: String) -> S3ServiceError? {
+        // A body that is not an S3 error document is no S3 error; the status code still fails the call.
         guard let root = try? XMLElement.parse(body), root.name == "Error" else { return nil }
         return S3ServiceError(status: status, code: root.value("Code") ?? "UnknownError", message: root.value("Message") ?? "",
                               requestID: root.value("RequestId"), request: request)

@@ -20,6 +20,8 @@ extension S3Client {
             let parts = try uploadMissingParts(key, uploadID: uploadID, file: path, plan: plan, done: [], progress: progress)
             return try completeMultipartUpload(key, uploadID: uploadID, parts: parts, createOnly: createOnly)
         } catch {
+            // Best effort on the error path: the upload's own error is the one to report, and an
+            // upload left behind is expired by the bucket's lifecycle rule.
             try? abortMultipartUpload(key, uploadID: uploadID)
             throw error
         }

@@ -22,6 +22,7 @@ struct AdminAPI {
     func change(_ id: String, _ change: Change) throws(CLIFailure) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
+        // Not swallowed: reported as the CLI error (exit 1).
         guard let body = try? encoder.encode(change) else { throw CLIFailure("cannot encode the change for \(id)") }
         return try client.send(HTTPClientRequest(method: "PATCH", path: "/admin/models/\(id)", body: .json(Array(body)))).expect(200).body
     }

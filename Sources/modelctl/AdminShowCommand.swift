@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GuardRuntime
 
 /// `modelctl show ID`; for a guarded release also the last evaluation's figures (SPEC §11.4).
 struct AdminShowCommand: ParsableCommand {
@@ -16,9 +17,7 @@ struct AdminShowCommand: ParsableCommand {
             try ReleaseOutput(json: global.json).printRelease(body)
             guard !global.json, (try? JSONDecoder().decode(Guarded.self, from: Data(body)))?.guard != nil else { return }
             let status = try api.client.send(HTTPClientRequest(path: "/admin/models/\(id)/guard")).expect(200).body
-            if let figures = try? GuardStatusView(status) {
-                print("figures:".padding(toLength: 17, withPad: " ", startingAt: 0) + figures.figuresLine)
-            }
+            print("figures:".padding(toLength: 17, withPad: " ", startingAt: 0) + (try GuardStatusDocument.Content(document: status)).figuresLine)
         }
     }
 

@@ -62,6 +62,7 @@ struct PricingOptions: ParsableArguments {
         let fm = FileManager.default
         var candidates = ["config/pricing.json"]
         let exe = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // Only a search hint: without /proc the invoked path is the next best guess.
         let realExe = URL(fileURLWithPath: (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
             .deletingLastPathComponent()
         for dir in [exe, realExe] {

@@ -94,6 +94,7 @@ struct CostRolloutCommand: ParsableCommand {
         let body = try global.adminAPI().release(id)
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
+        // Not swallowed: reported as the CLI error below (exit 1).
         guard let doc = try? decoder.decode(ReleaseDocument.self, from: Data(body)) else {
             throw CLIFailure("the server's answer for \(id) is not a release")
         }
@@ -124,6 +125,7 @@ struct CostRolloutCommand: ParsableCommand {
     }
 
     static func jsonText(_ s: String) -> String {
+        // Cannot fail: a one-string array is always valid JSON.
         let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
         return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
     }

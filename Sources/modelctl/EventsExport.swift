@@ -35,6 +35,7 @@ struct EventsExport: ParsableCommand {
                 directory = try ShippedSegments.download(client: client, prefix: prefix, since: since, until: until)
             default: throw CLIFailure("give exactly one of --data-dir and --from", exitCode: 2)
             }
+            // Best-effort cleanup of our scratch copy; the export's own outcome is what counts.
             defer { if from != nil { try? FileManager.default.removeItem(atPath: directory) } }
             let out = EventsStdout()
             let csv = format == "csv"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CivilTime
 import Foundation
+import GuardRuntime
 
 /// `modelctl experiment …` (SPEC §11.5): the operator's view of a guarded rollout.
 struct ExperimentCommand: ParsableCommand {
@@ -26,9 +27,10 @@ struct ExperimentStatusCommand: ParsableCommand {
     func run() throws {
         try failing {
             let body = try source.document(id: id, global: global)
-            let output = ReleaseOutput(json: global.json)
-            if global.json { return output.printJSON(body) }
-            print(try GuardStatusView(body).text(now: Int64(Date().timeIntervalSince1970 * 1000)))
+            // Checked in both forms: a document missing a §11.5 key fails here, not later in a script.
+            let status = try GuardStatusDocument.Content(document: body)
+            if global.json { return ReleaseOutput(json: true).printJSON(body) }
+            print(status.text(now: Int64(Date().timeIntervalSince1970 * 1000)))
         }
     }
 }

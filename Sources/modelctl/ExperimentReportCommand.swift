@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GuardRuntime
 import Guardrails
 
 /// `modelctl experiment report ID --format html --out F` (SPEC §11.5): the guard's recorded
@@ -25,6 +26,8 @@ struct ExperimentReportCommand: ParsableCommand {
     func run() throws {
         try failing {
             let document = try source.document(id: id, global: global)
+            // A document missing a §11.5 key fails here naming it (exit 1), as `experiment status` does.
+            _ = try GuardStatusDocument.Content(document: document)
             guard let report = GuardReport(statusDocument: document, id: id) else {
                 throw CLIFailure("unexpected guard status document: \(String(decoding: document.prefix(200), as: UTF8.self))")
             }

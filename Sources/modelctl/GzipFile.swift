@@ -7,6 +7,7 @@ enum GzipFile {
     /// Compresses the first `length` bytes of `source` into a new file `destination`.
     static func compress(_ source: String, length: Int, to destination: String) throws(CLIFailure) {
         guard let input = FileHandle(forReadingAtPath: source) else { throw CLIFailure("cannot open \(source)") }
+        // Closing a file only read from cannot lose data.
         defer { try? input.close() }
         guard FileManager.default.createFile(atPath: destination, contents: nil),
               let output = FileHandle(forWritingAtPath: destination) else { throw CLIFailure("cannot create \(destination)") }

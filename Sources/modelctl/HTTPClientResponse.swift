@@ -10,6 +10,7 @@ struct HTTPClientResponse {
     /// The SPEC §10 error body `{"error":code,"message":text}`, when the body has that shape.
     var serverError: (code: String, message: String)? {
         struct ErrorBody: Decodable { let error: String; let message: String? }
+        // A body that is not the §10 shape is reported by status and raw text instead.
         guard let parsed = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) else { return nil }
         return (parsed.error, parsed.message ?? "")
     }

@@ -55,6 +55,7 @@ struct KeysList: ParsableCommand {
 
     func run() throws {
         try failing {
+            // Not swallowed: any failure is reported as the CLI error below (exit 1).
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
                 throw CLIFailure("cannot read directory \(dir)")
             }

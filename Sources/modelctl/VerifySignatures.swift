@@ -76,6 +76,7 @@ struct VerifySignatures {
 
     /// The `M.m.p` keys of a derived-file snapshot whose value is a document.
     private static func sdkKeys(of snapshot: [UInt8]?) -> [String] {
+        // A snapshot that is not JSON fails its own signature/digest check; here it only has no keys.
         guard let snapshot, let object = try? JSONSerialization.jsonObject(with: Data(snapshot)) as? [String: Any] else { return [] }
         return object.filter { !($0.value is NSNull) }.keys.sorted()
     }

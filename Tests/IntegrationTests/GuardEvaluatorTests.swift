@@ -165,9 +165,17 @@ import TestRandomness
         let b = try ModeldServer(environment: env, root: a.root)
         let evaluating = "evaluates guarded rollouts"
         #expect(ModeldServer.eventually(within: 10) { a.log.contains(evaluating) || b.log.contains(evaluating) })
-        // Several intervals later still exactly one.
-        let deadline = Date().addingTimeInterval(3)
-        while Date() < deadline { #expect(!(a.log.contains(evaluating) && b.log.contains(evaluating))); usleep(200_000) }
+        // Three intervals of each replica later still exactly one.
+        let intervals = "modeld_guard_intervals_total"
+        let (a0, b0) = (try EventsHTTP.metric(a.port, intervals), try EventsHTTP.metric(b.port, intervals))
+        var both = false
+        let ran = try ModeldServer.eventually(within: 15) {
+            both = both || (a.log.contains(evaluating) && b.log.contains(evaluating))
+            return try EventsHTTP.metric(a.port, intervals) >= a0 + 3 && EventsHTTP.metric(b.port, intervals) >= b0 + 3
+        }
+        #expect(ran, "both replicas ran three more intervals")
+        #expect(!both)
+        #expect(!(a.log.contains(evaluating) && b.log.contains(evaluating)))
         let (holder, standby) = a.log.contains(evaluating) ? (a, b) : (b, a)
         holder.signal(SIGKILL)
         _ = holder.waitForExit(within: 10)

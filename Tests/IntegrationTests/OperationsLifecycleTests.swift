@@ -97,11 +97,15 @@ import Testing
         #expect(utimensat(AT_FDCWD, catalog.path, &times, 0) == 0)
 
         // Three polls later the old catalog still serves (the poll really is blind to it)...
-        let deadline = Date().addingTimeInterval(1.5)
-        while Date() < deadline {
-            #expect(try HTTP.get(server.port, "/latest?sdk=2.3").status == 200)
-            usleep(100_000)
+        let polls = try EventsHTTP.metric(server.port, "modeld_catalog_polls_total")
+        var stale = true
+        let polled = try ModeldServer.eventually(within: 10) {
+            stale = try stale && HTTP.get(server.port, "/latest?sdk=2.3").status == 200
+            return try EventsHTTP.metric(server.port, "modeld_catalog_polls_total") >= polls + 3
         }
+        #expect(polled, "the watcher polled three more times")
+        #expect(stale, "the poll saw a change it cannot see")
+        #expect(try HTTP.get(server.port, "/latest?sdk=2.3").status == 200)
         // ...and SIGHUP makes the new one live at once: no release for 2.3 any more.
         server.signal(SIGHUP)
         var status = 0

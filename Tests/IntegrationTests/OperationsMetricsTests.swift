@@ -16,7 +16,7 @@ import Testing
             ("modeld_open_connections", "gauge"), ("modeld_events_total", "counter"),
             ("modeld_event_batches_total", "counter"), ("modeld_event_commits_total", "counter"),
             ("modeld_fsync_seconds", "histogram"), ("modeld_catalog_reloads_total", "counter"),
-            ("modeld_build_info", "gauge"),
+            ("modeld_build_info", "gauge"), ("modeld_catalog_polls_total", "counter"), ("modeld_guard_intervals_total", "counter"),
         ]
         for (name, type) in required {
             #expect(families[name]?.type == type, "\(name): \(String(describing: families[name]?.type))")

@@ -155,6 +155,8 @@ private struct ExpositionParser {
         metrics.recordEventCommit(fsyncNanoseconds: 60_000_000_000)
         metrics.recordCatalogReload(releases: 4)
         metrics.recordPublish()
+        for _ in 0..<3 { metrics.recordCatalogPoll() }
+        metrics.recordGuardInterval()
 
         let parsed = try ExpositionParser(metrics.render())
         #expect(parsed.value("modeld_http_requests_total", ["route": "latest", "status": "200"]) == 2)
@@ -178,6 +180,8 @@ private struct ExpositionParser {
         #expect(parsed.value("modeld_catalog_reloads_total") == 1)
         #expect(parsed.value("modeld_catalog_releases") == 4)
         #expect(parsed.value("modeld_publishes_total") == 1)
+        #expect(parsed.value("modeld_catalog_polls_total") == 3)
+        #expect(parsed.value("modeld_guard_intervals_total") == 1)
         #expect(parsed.value("modeld_build_info", ["version": "1.0 \"beta\"\\n"]) == 1)
         #expect(parsed.types["modeld_fsync_seconds"] == "histogram")
         #expect(parsed.types["modeld_http_requests_total"] == "counter")

@@ -1,37 +1,14 @@
 import CivilTime
 import Foundation
+import GuardRuntime
 
-/// The §11.5 guard status document (`GET /admin/models/ID/guard`) read for people: `modelctl
-/// experiment status` prints it whole, `modelctl show` its figures line.
-struct GuardStatusView: Decodable {
-    struct Arm: Decodable { let clients: Int; let mean: Double? }
-    struct Decision: Decodable {
-        let ts: String
-        let rule: String
-        let stage: Int
-        let nextStage: Int?
-        let arms: [String: Arm]?
-        let delta: Double?
-        let bound: Double?
-    }
-    let release: String?
-    let status: String?
-    let stage: Int?
-    let stageStartedAt: String?
-    let evaluatedAt: String?
-    let arms: [String: Arm]
-    let delta: Double?
-    let bound: Double?
-    let alpha: Double?
-    let tuningClients: Int?
-    let pendingClients: Int?
-    let decisions: [Decision]?
-
-    init(_ body: [UInt8]) throws(CLIFailure) {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        do { self = try decoder.decode(Self.self, from: Data(body)) } catch {
-            throw CLIFailure("unexpected guard status document: \(String(decoding: body.prefix(200), as: UTF8.self))")
+/// The §11.5 guard status document (`GET /admin/models/ID/guard`, the server's own type) read
+/// for people: `modelctl experiment status` prints it whole, `modelctl show` its figures line.
+extension GuardStatusDocument.Content {
+    /// A document that lacks a key the SPEC always writes is refused naming the key (exit 1).
+    init(document body: [UInt8]) throws(CLIFailure) {
+        do throws(Invalid) { try self.init(json: body) } catch {
+            throw CLIFailure("unexpected guard status document (\(error.message)): \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
     }
 
@@ -41,13 +18,13 @@ struct GuardStatusView: Decodable {
             let a = arms[name]
             return "\(name) \(a?.clients ?? 0) clients mean \(Self.figure(a?.mean))"
         }
-        return "\(arm("treatment")), \(arm("control")), delta \(Self.figure(delta)) ± \(Self.figure(bound)), pending \(pendingClients ?? 0)"
+        return "\(arm("treatment")), \(arm("control")), delta \(Self.figure(delta)) ± \(Self.figure(bound)), pending \(pendingClients)"
     }
 
     /// The whole document as aligned lines; `now` (epoch ms) gives the time in stage.
     func text(now: Int64) -> String {
-        var lines: [(String, String)] = [("release", release ?? "-"), ("status", status ?? "-")]
-        var stageText = stage.map { "\($0)%" } ?? "-"
+        var lines: [(String, String)] = [("release", release), ("status", status)]
+        var stageText = "\(stage)%"
         if let stageStartedAt, let started = RFC3339.parse(stageStartedAt) {
             stageText += " for \(Self.duration(milliseconds: now - started)) (since \(stageStartedAt))"
         }
@@ -56,13 +33,13 @@ struct GuardStatusView: Decodable {
             let a = arms[name]
             lines.append((name, "\(a?.clients ?? 0) clients, mean \(Self.figure(a?.mean))"))
         }
-        lines.append(("delta", "\(Self.figure(delta)) ± \(Self.figure(bound)) (alpha \(Self.figure(alpha)), tuning \(tuningClients.map(String.init) ?? "-") clients)"))
-        lines.append(("pending", "\(pendingClients ?? 0) clients"))
+        lines.append(("delta", "\(Self.figure(delta)) ± \(Self.figure(bound)) (alpha \(Self.figure(alpha)), tuning \(tuningClients) clients)"))
+        lines.append(("pending", "\(pendingClients) clients"))
         lines.append(("evaluated", evaluatedAt ?? "never"))
-        lines.append(("decisions", decisions.map { $0.isEmpty ? "none" : "last \($0.count)" } ?? "none"))
+        lines.append(("decisions", decisions.isEmpty ? "none" : "last \(decisions.count)"))
         let width = (lines.map(\.0.count).max() ?? 0) + 2
         var out = lines.map { ($0.0 + ":").padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
-        for d in decisions ?? [] {
+        for d in decisions {
             out.append("  \(d.ts)  \(d.rule) at \(d.stage)%\(d.nextStage.map { " → \($0)%" } ?? "")  delta \(Self.figure(d.delta)) ± \(Self.figure(d.bound))")
         }
         return out.joined(separator: "\n")

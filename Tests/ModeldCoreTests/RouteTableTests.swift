@@ -1,0 +1,370 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+@testable import GuardRuntime
+import Guardrails
+import HTTPServer
+import HTTPWire
+@testable import ModelCatalog
+@testable import ModeldCore
+import ModeldConfig
+import Testing
+
+/// In-process table tests of the routes (issue 19 item 6): a request head goes in, status,
+/// headers and body come out — no sockets, no server. The integration suites cover the wire.
+private struct Fixture {
+    let dir: String
+    let store: CatalogStore
+    let holder = CatalogHolder()
+
+    static let t0 = Timestamp(rfc3339: "2026-11-21T10:00:00.000Z")!
+    static let sha = String(repeating: "ab", count: 32)
+    static let plain = "00000000-0000-4000-8000-000000000001"
+    static let newer = "00000000-0000-4000-8000-000000000002"
+    static let beta = "00000000-0000-4000-8000-000000000003"
+    static let guarded = "00000000-0000-4000-8000-000000000004"
+
+    init() throws {
+        var template = Array("/tmp/modeldcore-route-XXXXXX".utf8CString)
+        dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
+        store = CatalogStore(directory: dir, publicBaseURL: "http://cdn.example")
+        try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+        let plan = try GuardPlan(json: Array(#"{"metric":{"name":"upsell","outcome":"purchased"}}"#.utf8)).started(at: Self.t0)
+        let releases = [
+            try Release(id: Self.plain, seq: 1, ext: "onnx", sha256: Self.sha, size: 100, sdkMin: "1.0", sdkMax: "1.9.999999",
+                        publishedAt: Self.t0),
+            try Release(id: Self.newer, seq: 2, ext: "onnx", sha256: Self.sha, size: 200, sdkMin: "2.0", publishedAt: Self.t0),
+            try Release(id: Self.beta, seq: 3, ext: "onnx", sha256: Self.sha, size: 300, sdkMin: "1.0", channel: "beta",
+                        publishedAt: Self.t0),
+            try Release(id: Self.guarded, seq: 4, ext: "onnx", sha256: Self.sha, size: 400, sdkMin: "5.0", rolloutPercent: 1,
+                        publishedAt: Self.t0, guardPlan: plan),
+        ]
+        // Only the first release's file exists: a file that cannot be opened is not served.
+        guard FileManager.default.createFile(atPath: dir + "/" + Self.plain + ".onnx", contents: Data(repeating: 7, count: 100)) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        let catalog = try Catalog(releases: releases, catalogVersion: 7, publicBaseURL: "http://cdn.example")
+        holder.install(ServedCatalog(catalog: catalog, store: store))
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: dir) }
+
+    var latest: LatestResponder { LatestResponder(catalog: holder, maxAgeSeconds: 60) }
+
+    func admin(token: String? = "s3cret") -> AdminResponder {
+        AdminResponder(token: token.map(AdminToken.init), store: store, catalog: holder,
+                       watcher: CatalogWatcher(store: store, onChange: { _ in }, onError: { _ in }),
+                       metrics: Metrics(version: "test"), instance: "test", maxUploadBytes: 1 << 20, dataDir: dir + "/data", console: nil)
+    }
+}
+
+private func head(_ method: String, _ target: String, _ headers: HTTPFields = [:]) -> RequestHead {
+    let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+    return RequestHead(method: method, path: String(parts[0]), query: parts.count > 1 ? String(parts[1]) : "", headers: headers)
+}
+
+private func body(_ r: Response) -> [UInt8] {
+    r.parts.flatMap { part -> [UInt8] in
+        guard case .bytes(let b) = part else { return [] }
+        return b
+    }
+}
+
+private func object(_ bytes: [UInt8]) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+}
+
+private func errorCode(_ r: Response) throws -> String? {
+    try object(body(r))["error"] as? String   // SPEC §10: {"error":code,"message":text}
+}
+
+@Suite struct RouteTableTests {
+    // MARK: AcceptEncoding (RFC 9110 §12.5.3)
+
+    @Test(arguments: [
+        (nil, false), ("", false), ("gzip", true), ("GZIP", true), ("x-gzip", true), ("deflate, gzip", true),
+        ("gzip;q=0", false), ("gzip; q=0.0", false), ("gzip;q=0.5", true), ("*", true), ("*;q=0", false),
+        ("br", false), ("*, gzip;q=0", false), ("gzip;q=0, *", false), ("identity, *;q=0.1", true),
+    ] as [(String?, Bool)])
+    func acceptEncoding_gzipOnlyWhenListedWithoutQZero(value: String?, gzip: Bool) {
+        #expect(AcceptEncoding.allowsGzip(value) == gzip, "\(value ?? "nil")")
+    }
+
+    // MARK: LatestResponder (SPEC §4.1, §10)
+
+    struct LatestCase: Sendable, CustomTestStringConvertible {
+        var target: String
+        var status: Int
+        var id: String? = nil
+        var code: String? = nil
+        var testDescription: String { target }
+    }
+
+    @Test(arguments: [
+        LatestCase(target: "/latest?sdk=1.5", status: 200, id: Fixture.plain),
+        LatestCase(target: "/latest?sdk=2", status: 200, id: Fixture.newer),
+        LatestCase(target: "/latest?sdk=1.5&channel=beta", status: 200, id: Fixture.beta),
+        LatestCase(target: "/latest_model_details.json?sdk=1.5", status: 200, id: Fixture.plain),
+        LatestCase(target: "/latest?sdk=0.9", status: 404, code: "no_model"),
+        LatestCase(target: "/latest?sdk=1.5&channel=nightly", status: 404, code: "no_model"),
+        LatestCase(target: "/latest", status: 400, code: "invalid_sdk"),
+        LatestCase(target: "/latest?sdk=1.x", status: 400, code: "invalid_sdk"),
+        LatestCase(target: "/latest?sdk=1000000", status: 400, code: "invalid_sdk"),
+        LatestCase(target: "/latest?sdk=1.5&channel=Bad!", status: 400, code: "invalid_parameter"),
+        LatestCase(target: "/latest?sdk=1.5&client_id=", status: 400, code: "invalid_parameter"),
+        LatestCase(target: "/latest?sdk=1.5&ram_mb=lots", status: 400, code: "invalid_parameter"),
+        LatestCase(target: "/latest_model_details.json?channel=Bad!", status: 400, code: "invalid_parameter"),
+    ])
+    func latest_table(_ c: LatestCase) throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let r = f.latest.respond(head("GET", c.target))
+        #expect(r.status == c.status)
+        if let id = c.id {
+            #expect(try object(body(r))["id"] as? String == id)
+            #expect(r.headers["Content-Type"] == "application/json")
+            #expect(r.headers["Cache-Control"] == "public, max-age=60")
+            #expect(r.headers["Vary"] == "Accept-Encoding")
+            #expect(r.headers["ETag"]?.hasPrefix("\"") == true)
+        }
+        if let code = c.code {
+            #expect(try errorCode(r) == code)
+            #expect(r.headers["Cache-Control"] == "no-store")
+        }
+    }
+
+    @Test func latest_gzipHasItsOwnETag_and304OnlyForTheMatchingOne() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let identity = f.latest.respond(head("GET", "/latest?sdk=1.5"))
+        let gzip = f.latest.respond(head("GET", "/latest?sdk=1.5", ["Accept-Encoding": "gzip"]))
+        #expect(gzip.status == 200)
+        #expect(gzip.headers["Content-Encoding"] == "gzip")
+        #expect(identity.headers["Content-Encoding"] == nil)
+        #expect(try Gzip.inflate(body(gzip), limit: 1 << 20) == body(identity))
+        let identityTag = try #require(identity.headers["ETag"])
+        let gzipTag = try #require(gzip.headers["ETag"])
+        #expect(identityTag != gzipTag)
+
+        let hit = f.latest.respond(head("GET", "/latest?sdk=1.5", ["If-None-Match": identityTag]))
+        #expect(hit.status == 304)
+        #expect(body(hit).isEmpty)
+        #expect(hit.headers["ETag"] == identityTag)
+        // The identity tag does not validate the gzip representation.
+        let miss = f.latest.respond(head("GET", "/latest?sdk=1.5", ["If-None-Match": identityTag, "Accept-Encoding": "gzip"]))
+        #expect(miss.status == 200)
+        #expect(f.latest.respond(head("GET", "/latest?sdk=1.5", ["If-None-Match": "*"])).status == 304)
+    }
+
+    @Test func latestDetails_withoutSdk_isTheDerivedFile() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let r = f.latest.respond(head("GET", "/latest_model_details.json"))
+        #expect(r.status == 200)
+        #expect(body(r) == f.holder.served.details.identity)
+        #expect(r.headers["ETag"] == f.holder.served.details.identityETag)
+    }
+
+    // MARK: ServedCatalog
+
+    @Test func servedCatalog_preparesBothEncodings_andServesOnlyOpenableFiles() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let served = f.holder.served
+        #expect(served.catalogVersion == 7)
+        #expect(Set(served.files.keys) == [Fixture.plain + ".onnx"])
+        let file = try #require(served.files[Fixture.plain + ".onnx"])
+        #expect(file.representation.etag == "\"\(Fixture.sha)\"")
+        #expect(file.representation.size == 100)
+        // Every answer the selection can give has a prepared body; the guarded release's too.
+        #expect(served.latestBodies.count == served.snapshot.documents.count)
+        for body in served.latestBodies.values {
+            #expect(try Gzip.inflate(body.gzip, limit: 1 << 20) == body.identity)
+            #expect(body.identityETag == GeneratedBodyETag.of(body.identity))
+            #expect(body.gzipETag == GeneratedBodyETag.of(body.gzip))
+            #expect(body.stamp == nil)
+        }
+        #expect(ServedCatalog.empty.latestBodies.isEmpty)
+        #expect(ServedCatalog.empty.files.isEmpty)
+    }
+
+    // MARK: Admin routing (SPEC §7.1)
+
+    struct AdminCase: Sendable, CustomTestStringConvertible {
+        var method: String
+        var path: String
+        var authorization: String? = "Bearer s3cret"
+        var expect: Expectation
+        var testDescription: String { "\(method) \(path) \(authorization ?? "-")" }
+
+        enum Expectation: Sendable, Equatable {
+            case status(Int, code: String? = nil, allow: String? = nil)
+            case publish, addVariant(String), removeVariant(String, String), patch(String), retire(String)
+        }
+    }
+
+    @Test(arguments: [
+        AdminCase(method: "GET", path: "/admin/models", expect: .status(200)),
+        AdminCase(method: "HEAD", path: "/admin/models", expect: .status(200)),
+        AdminCase(method: "PUT", path: "/admin/models", expect: .status(405, code: "method_not_allowed", allow: "GET, HEAD, POST")),
+        AdminCase(method: "POST", path: "/admin/models", expect: .publish),
+        AdminCase(method: "GET", path: "/admin/models/", expect: .status(404, code: "not_found")),
+        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)", expect: .status(200)),
+        AdminCase(method: "GET", path: "/admin/models/00000000-0000-4000-8000-000000000099", expect: .status(404, code: "not_found")),
+        AdminCase(method: "PATCH", path: "/admin/models/\(Fixture.plain)", expect: .patch(Fixture.plain)),
+        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.plain)", expect: .retire(Fixture.plain)),
+        AdminCase(method: "POST", path: "/admin/models/\(Fixture.plain)",
+                  expect: .status(405, code: "method_not_allowed", allow: "GET, HEAD, PATCH, DELETE")),
+        AdminCase(method: "GET", path: "/admin/models/\(Fixture.guarded)/guard", expect: .status(200)),
+        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/guard", expect: .status(404, code: "not_found")),
+        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.guarded)/guard",
+                  expect: .status(405, code: "method_not_allowed", allow: "GET, HEAD")),
+        AdminCase(method: "POST", path: "/admin/models/\(Fixture.plain)/variants", expect: .addVariant(Fixture.plain)),
+        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/variants",
+                  expect: .status(405, code: "method_not_allowed", allow: "POST")),
+        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.plain)/variants/small",
+                  expect: .removeVariant(Fixture.plain, "small")),
+        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/variants/small",
+                  expect: .status(405, code: "method_not_allowed", allow: "DELETE")),
+        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.plain)/variants/", expect: .status(404, code: "not_found")),
+        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/other", expect: .status(404, code: "not_found")),
+        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/guard/x", expect: .status(404, code: "not_found")),
+    ])
+    func admin_routingTable(_ c: AdminCase) throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        var headers: HTTPFields = [:]
+        if let a = c.authorization { headers.append("Authorization", a) }
+        let route = f.admin().route(head(c.method, c.path, headers))
+        switch (route, c.expect) {
+        case (.answer(let r), .status(let status, let code, let allow)):
+            #expect(r.status == status)
+            #expect(r.headers["Cache-Control"] == "no-store")
+            if let code { #expect(try errorCode(r) == code) }
+            #expect(r.headers["Allow"] == allow)
+        case (.publish, .publish): break
+        case (.addVariant(let id), .addVariant(let want)): #expect(id == want)
+        case (.removeVariant(let id, let name), .removeVariant(let wantID, let wantName)): #expect(id == wantID && name == wantName)
+        case (.patch(let id), .patch(let want)): #expect(id == want)
+        case (.retire(let id), .retire(let want)): #expect(id == want)
+        default: Issue.record("\(c.testDescription): got \(route)")
+        }
+    }
+
+    @Test func admin_list_namesTheServedCatalogVersion() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        guard case .answer(let r) = f.admin().route(head("GET", "/admin/models", ["Authorization": "Bearer s3cret"])) else {
+            Issue.record("not answered")
+            return
+        }
+        let o = try object(body(r))
+        #expect(o["catalog_version"] as? Int == 7)
+        #expect((o["releases"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+                == [Fixture.plain, Fixture.newer, Fixture.beta, Fixture.guarded])
+    }
+
+    // MARK: GuardStatusDocument (SPEC §11.5)
+
+    @Test func guardStatus_beforeAnyEvaluation_hasThePlanFiguresAndNoDecisions() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let bytes = try GuardStatusDocument.json(id: Fixture.guarded, in: f.holder.served.snapshot.catalog, dataDir: f.dir + "/data")
+        let o = try object(bytes)
+        #expect(o["release"] as? String == Fixture.guarded)
+        #expect(o["status"] as? String == "collecting")
+        #expect(o["stage"] as? Int == 1)
+        #expect(o["stage_started_at"] as? String == "2026-11-21T10:00:00.000Z")
+        #expect(o["pending_clients"] as? Int == 0)
+        #expect((o["decisions"] as? [Any])?.isEmpty == true)
+        // The server's document decodes as the one §11.5 type modelctl reads.
+        let status = try GuardStatusDocument.Content(json: bytes)
+        #expect(status.release == Fixture.guarded && status.stage == 1 && status.evaluatedAt == nil && status.delta == nil)
+        #expect(status.arms["treatment"]?.clients == 0 && status.arms["control"]?.mean == nil && status.decisions.isEmpty)
+    }
+
+    /// A complete document minus one key: the keys the SPEC always writes are refused by name,
+    /// the legitimately absent one is not.
+    @Test(arguments: [
+        ("release", "missing key release"), ("status", "missing key status"), ("stage", "missing key stage"),
+        ("stage_started_at", "missing key stage_started_at"), ("arms", "missing key arms"), ("delta", "missing key delta"),
+        ("bound", "missing key bound"), ("alpha", "missing key alpha"), ("tuning_clients", "missing key tuning_clients"),
+        ("pending_clients", "missing key pending_clients"), ("decisions", "missing key decisions"), ("evaluated_at", nil),
+    ] as [(String, String?)])
+    func guardStatus_decodedFixtureMissingAKey(key: String, message: String?) throws {
+        var fields: [(String, String)] = [
+            ("release", #""\#(Fixture.guarded)""#), ("status", #""collecting""#), ("stage", "10"), ("stage_started_at", "null"),
+            ("evaluated_at", #""2026-11-21T10:00:00.000Z""#),
+            ("arms", #"{"treatment":{"clients":1,"mean":1.0,"variance":0},"control":{"clients":0,"mean":null,"variance":null}}"#),
+            ("delta", "null"), ("bound", "null"), ("alpha", "0.05"), ("tuning_clients", "1000"), ("pending_clients", "0"),
+            ("decisions", #"[{"ts":"2026-11-21T10:00:00.000Z","release":"\#(Fixture.guarded)","rule":"manual_override","stage":10,"next_stage":null}]"#),
+        ]
+        fields.removeAll { $0.0 == key }
+        let json = Array(("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}").utf8)
+        if let message {
+            #expect(throws: GuardStatusDocument.Content.Invalid(message: message)) { try GuardStatusDocument.Content(json: json) }
+        } else {
+            let status = try GuardStatusDocument.Content(json: json)
+            #expect(status.evaluatedAt == nil && status.decisions.first?.nextStage == nil && status.decisions.first?.arms == nil)
+        }
+    }
+
+    @Test func guardStatus_aDecisionWithoutItsRule_orAnArmWithoutClients_isRefused() {
+        let arms = #""arms":{"treatment":{"clients":1,"mean":1.0,"variance":0},"control":{"clients":0,"mean":null,"variance":null}}"#
+        let head = #"{"release":"r","status":"collecting","stage":10,"stage_started_at":null,\#(arms),"delta":null,"bound":null,"alpha":0.05,"tuning_clients":1000,"pending_clients":0,"decisions":"#
+        #expect(throws: GuardStatusDocument.Content.Invalid(message: "missing key decisions.[0].rule")) {
+            try GuardStatusDocument.Content(json: Array((head + #"[{"ts":"t","release":"r","stage":10,"next_stage":null}]}"#).utf8))
+        }
+        let noClients = head.replacingOccurrences(of: #"{"clients":0,"mean":null"#, with: #"{"mean":null"#) + "[]}"
+        #expect(throws: GuardStatusDocument.Content.Invalid(message: "missing key arms.control.clients")) { try GuardStatusDocument.Content(json: Array(noClients.utf8)) }
+        #expect(throws: GuardStatusDocument.Content.Invalid(message: "stage is not Int")) {
+            try GuardStatusDocument.Content(json: Array(head.replacingOccurrences(of: #""stage":10"#, with: #""stage":"10""#).utf8 + Array("[]}".utf8)))
+        }
+    }
+
+    @Test func guardStatus_mergesTheStateFile_andTheLastDecisions() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let records = GuardRecords(dataDir: f.dir + "/data")
+        let plan = try #require(f.holder.served.snapshot.catalog.release(id: Fixture.guarded)?.guardPlan)
+        try records.writeState(Fixture.guarded, GuardRecords.state(figures: GuardFigures(plan: plan, arms: GuardAccumulator()), pendingClients: 3, at: 1_763_719_200_000))
+        let o = try object(try GuardStatusDocument.json(id: Fixture.guarded, in: f.holder.served.snapshot.catalog, dataDir: f.dir + "/data"))
+        #expect(o["pending_clients"] as? Int == 3)
+        #expect(o["evaluated_at"] as? String == "2025-11-21T10:00:00.000Z")
+        #expect(o["release"] as? String == Fixture.guarded)
+        let status = try GuardStatusDocument.Content(json: try GuardStatusDocument.json(id: Fixture.guarded, in: f.holder.served.snapshot.catalog, dataDir: f.dir + "/data"))
+        #expect(status.pendingClients == 3 && status.evaluatedAt == "2025-11-21T10:00:00.000Z" && status.tuningClients > 0)
+    }
+
+    /// A state file that exists but cannot be read (here a directory: EISDIR) is an error — 503
+    /// from the server — never the "not evaluated yet" document.
+    @Test func guardStatus_unreadableStateFile_isAnError_not_aFreshDocument() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let records = GuardRecords(dataDir: f.dir + "/data")
+        try FileManager.default.createDirectory(atPath: records.statePath(Fixture.guarded), withIntermediateDirectories: true)
+        #expect(throws: GuardStatusDocument.Failure.self) {
+            try GuardStatusDocument.json(id: Fixture.guarded, in: f.holder.served.snapshot.catalog, dataDir: f.dir + "/data")
+        }
+        guard case .answer(let r) = f.admin().route(head("GET", "/admin/models/\(Fixture.guarded)/guard", ["Authorization": "Bearer s3cret"])) else {
+            Issue.record("not answered")
+            return
+        }
+        #expect(r.status == 503 && r.headers["Retry-After"] == "5")
+        #expect(try errorCode(r) == "unavailable")
+    }
+
+    @Test func guardStatus_unknownOrUnguarded_isAFailureNamingTheRelease() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let catalog = f.holder.served.snapshot.catalog
+        #expect(throws: GuardStatusDocument.Failure.noGuard(Fixture.plain)) {
+            try GuardStatusDocument.json(id: Fixture.plain, in: catalog, dataDir: f.dir)
+        }
+        let unknown = "00000000-0000-4000-8000-000000000099"
+        #expect(throws: GuardStatusDocument.Failure.unknownRelease(unknown)) {
+            try GuardStatusDocument.json(id: unknown, in: catalog, dataDir: f.dir)
+        }
+    }
+}
