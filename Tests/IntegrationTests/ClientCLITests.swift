@@ -71,7 +71,7 @@ import Testing
         #expect((4 << 20..<size).contains(resumedAt), "Range: \(second.headers["range"] ?? "none")")
         #expect(second.headers["if-range"] == "\"\(published.sha256)\"")
 
-        let records = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" && !($0["path"] as? String ?? "").hasSuffix(".chunks") }
+        let records = try fx.accessLog(atLeast: 2, where: ClientFixture.isModelFile)
         let served = records.compactMap { $0["bytes"] as? Int }.reduce(0, +)
         #expect(records.count == 2 && records.last?["range"] as? Bool == true)
         #expect(served <= size + 8 << 20, "served \(served) bytes for a \(size)-byte file")
@@ -134,7 +134,7 @@ import Testing
         #expect(active["id"] as? String == other.id)
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == other.sha256)
         #expect(fx.modelRequests(other.id).last?.headers["range"] == "bytes=\(1 << 20)-")
-        let served = try fx.accessLog(atLeast: 4) { $0["route"] as? String == "models" && !($0["path"] as? String ?? "").hasSuffix(".chunks") }
+        let served = try fx.accessLog(atLeast: 4, where: ClientFixture.isModelFile)
         #expect(served.last?["range"] as? Bool == false && served.last?["bytes"] as? Int == size)
     }
 

@@ -85,6 +85,11 @@ final class ClientFixture {
     }
 
     /// Requests for release `id`'s file (not its `.chunks` list).
+    /// An access-log record of a model file's bytes (not of its `.chunks` list, SPEC §14).
+    static func isModelFile(_ record: [String: Any]) -> Bool {
+        record["route"] as? String == "models" && !(record["path"] as? String ?? "").hasSuffix(".chunks")
+    }
+
     func modelRequests(_ id: String) -> [FaultProxy.Seen] {
         proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") && !$0.target.hasSuffix(".chunks") }
     }

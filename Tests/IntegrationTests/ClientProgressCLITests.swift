@@ -68,7 +68,7 @@ import Testing
         #expect(try fx.json(resumed)["state"] as? String == "updated")
         // The next run asks for exactly what the interrupted one did not keep, and gets only that.
         #expect(fx.modelRequests(published.id).last?.headers["range"] == "bytes=\(kept)-")
-        let served = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" }
+        let served = try fx.accessLog(atLeast: 2, where: ClientFixture.isModelFile)
         // (Log order is completion order: the interrupted transfer may be logged after the resumed one.)
         let resumedRecord = served.first { $0["range"] as? Bool == true }
         #expect(resumedRecord?["bytes"] as? Int == size - kept)

@@ -73,7 +73,7 @@ import Testing
         #expect(resumed.status == .updated && resumed.active?.id == published.id)
         // Resumed at what the cancelled transfer kept; only the rest crosses the network.
         #expect(fx.modelRequests(published.id).last?.headers["range"] == "bytes=\(kept)-")
-        let served = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" }
+        let served = try fx.accessLog(atLeast: 2, where: ClientFixture.isModelFile)
         // (Log order is completion order: the interrupted transfer may be logged after the resumed one.)
         let resumedRecord = served.first { $0["range"] as? Bool == true }
         #expect(resumedRecord?["bytes"] as? Int == size - kept)

@@ -61,7 +61,7 @@ import Testing
         #expect((1...1 << 20).contains(resumedAt), "Range: \(second.headers["range"] ?? "none")")
         #expect(second.headers["if-range"] == "\"\(file.release.sha256)\"")
         // Only the rest crossed the network after the cut (in one answer or in windows).
-        let served = try fx.accessLog(atLeast: fx.modelRequests(file.release.id).count) { $0["route"] as? String == "models" }
+        let served = try fx.accessLog(atLeast: fx.modelRequests(file.release.id).count, where: ClientFixture.isModelFile)
         let afterCut = served.dropFirst(cutRequests)
         #expect(afterCut.allSatisfy { $0["status"] as? Int == 206 })
         #expect(afterCut.compactMap { $0["bytes"] as? Int }.reduce(0, +) == size - resumedAt)
@@ -76,7 +76,7 @@ import Testing
         fx.proxy.add(.init(pathContains: "/models/", fault: .ignoreRange, times: 1))
         let url = try await downloader.fetch(file.release).file
         #expect(try Data(contentsOf: url) == file.bytes)
-        let served = try fx.accessLog(atLeast: 2) { $0["route"] as? String == "models" }.last
+        let served = try fx.accessLog(atLeast: 2, where: ClientFixture.isModelFile).last
         #expect(served?["status"] as? Int == 200 && served?["bytes"] as? Int == 3 << 20)
     }
 
