@@ -51,7 +51,7 @@ import Testing
         let published = try fx.publish(size: size)
         fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 2 << 20), times: 1))
         let (process, exited) = try fx.startClient(["update"])
-        let part = fx.cache.appendingPathComponent("partial/\(published.id).part").path
+        let part = fx.cache.appendingPathComponent("channels/stable/partial/\(published.id).part").path
         func partSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: part))?[.size] as? Int) ?? 0 }
         let started = ModeldServer.eventually(within: 30) { partSize() >= 5 << 20 }
         kill(process.processIdentifier, signal)

@@ -16,7 +16,7 @@ import Testing
     }
 
     func partialSize(_ id: String) -> Int {
-        let path = fx.cache.appendingPathComponent("partial/\(id).part").path
+        let path = fx.cache.appendingPathComponent("channels/stable/partial/\(id).part").path
         return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
