@@ -37,7 +37,8 @@ import Testing
         #expect(doc["v"] as? Int == 1 && doc["channel"] as? String == "stable" && doc["catalog"] as? Int == version)
         let entry = try #require((doc["releases"] as? [[String: Any]])?.first)
         #expect(entry["id"] as? String == id && entry["rollout_percent"] as? Int == 40 && entry["seq"] != nil)
-        #expect(Set(entry.keys) == ["url", "id", "sha256", "size", "sdk_min", "channel", "label", "published_at", "seq",
+        // The §4.1 document's fields (with §14's chunks) plus seq, rollout_percent and variants (SPEC §9.2).
+        #expect(Set(entry.keys) == ["url", "id", "sha256", "size", "chunks", "sdk_min", "channel", "label", "published_at", "seq",
                                     "rollout_percent", "variants"])
         // Identical bytes to the file on disk and to the pointer's size and sha256.
         #expect(snapshot.body == file(fx, "stable/\(version).json"))
