@@ -131,10 +131,11 @@ done
 
 seed_args=()
 [ -n "${ST_SEED:-}" ] && seed_args=(--seed "$ST_SEED")
+# SCHEMATHESIS_PHASES narrows the phases when reproducing one by hand; make test runs them all.
 cmd=("$PYTHON" -m schemathesis.cli --config-file "$SETTINGS" run "$SCHEMA"
   --url "$BASE"
   --header "Authorization: Bearer $TOKEN"
-  --phases examples,coverage,fuzzing,stateful
+  --phases "${SCHEMATHESIS_PHASES:-examples,coverage,fuzzing,stateful}"
   --max-examples "$MAX_EXAMPLES"
   --workers "$WORKERS"
   --request-timeout 10
