@@ -54,9 +54,4 @@ public struct SignedDetails: Sendable {
         }
     }
 
-    /// The catalog version of the pointer on disk, or nil when there is none (or it is unreadable).
-    public func pointerOnDisk() -> SignedPointer? {
-        guard let bytes = try? FileIO.read(pointerPath) else { return nil }
-        return try? SignedPointer.decode(bytes)
-    }
 }
