@@ -113,9 +113,7 @@ public struct Catalog: Equatable, Sendable {
     @discardableResult
     mutating func append(_ make: (Int64) throws(CatalogError) -> Release) throws(CatalogError) -> Release {
         let release = try make(nextSeq)
-        guard self.release(id: release.id) == nil else {
-            throw CatalogError(.idInUse, parameter: "id", "release id \(release.id) is already in the catalog")
-        }
+        guard self.release(id: release.id) == nil else { throw .idInUse(release.id) }
         try checkGuardOverlap(release)
         byID[release.id.lowercased()] = releases.count
         byFile[release.file] = releases.count
@@ -223,12 +221,7 @@ public struct Catalog: Equatable, Sendable {
     /// 409 `id_in_use` for a live name.
     mutating func addVariant(_ variant: Variant, to id: String) throws(CatalogError) -> Release {
         let i = try index(of: id)
-        guard releases[i].state != .retired else {
-            throw CatalogError(.retired, parameter: "id", "release \(releases[i].id) is retired and cannot change")
-        }
-        guard releases[i].liveVariant(named: variant.name) == nil else {
-            throw CatalogError(.idInUse, parameter: "name", "release \(releases[i].id) already has a variant named \(variant.name)")
-        }
+        try releases[i].precheckVariant(named: variant.name)
         releases[i].variants.append(variant)
         return releases[i]
     }
@@ -325,6 +318,11 @@ private struct PatchDTO: Decodable {
 }
 
 extension CatalogError {
+    /// 409 `id_in_use`: ids are never reused (SPEC §3).
+    public static func idInUse(_ id: String) -> CatalogError {
+        CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
+    }
+
     /// 409 `experiment_running`: `other`'s guard already judges these clients.
     public static func experimentRunning(_ other: Release) -> CatalogError {
         CatalogError(.experimentRunning, parameter: "guard",

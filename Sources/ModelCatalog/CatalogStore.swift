@@ -2,6 +2,7 @@
 import Glibc
 import Guardrails
 #endif
+import DurableFiles
 import ModeldSigning
 
 /// The catalog on disk (SPEC §2, §9): `catalog.json`, the derived `latest_model_details.json`,
@@ -137,11 +138,9 @@ public final class CatalogStore: Sendable {
     /// Publishes a verified upload. Consumes the upload (see `commit`).
     public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
         try commit(upload, isRecorded: { $0.release(id: $1.id) != nil }) { (catalog, chunks) throws(CatalogError) in
+            try request.precheck(against: catalog)
             var id = request.id ?? Release.newID()
             while request.id == nil && catalog.isIDInUse(id) { id = Release.newID() }
-            if request.id != nil && catalog.isIDInUse(id) {
-                throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
-            }
             let release = try catalog.append { (seq) throws(CatalogError) in
                 try Release(
                     id: id, seq: seq, ext: request.ext, sha256: upload.sha256, size: upload.size, chunks: chunks,
@@ -294,6 +293,27 @@ public final class CatalogStore: Sendable {
         for name in FileIO.entries(of: tempDirectory) where Self.tempOwner(name) == Substring(instance) {
             if unlink(tempDirectory + "/" + name) == 0 { removed += 1 }
         }
+        return removed
+    }
+
+    /// Removes what killed writers left in the models directory, by any instance or modelctl,
+    /// once it is older than `DurableFile.staleTempAge` (so never a live writer's): SPEC §2's
+    /// atomic-replace temps (`.<name>.tmp-<pid>-<hex>`) next to the catalog, the chunk lists,
+    /// the signed snapshots and the rules files, and uploads in `.tmp/` (any name: nothing else
+    /// lives there; a live upload writes continuously). Answers the paths removed, relative to
+    /// the models directory. `cleanTemp` stays the start-up rule for an instance's own uploads,
+    /// which need no waiting.
+    @discardableResult
+    public func removeStaleTemps(now: Int64) -> [String] {
+        let rules = SignedPointer.rulesDirectory
+        var directories = ["", "/" + SignedPointer.snapshotDirectory, "/" + rules]
+        for name in FileIO.entries(of: directory + "/" + rules) where !name.hasPrefix(".") { directories.append("/\(rules)/\(name)") }
+        var removed: [String] = []
+        for sub in directories {
+            let prefix = sub.isEmpty ? "" : String(sub.dropFirst()) + "/"
+            removed += DurableFile.removeStaleTemps(in: directory + sub, now: now).map { prefix + $0 }
+        }
+        removed += DurableFile.removeStaleTemps(in: tempDirectory, now: now, isTemp: { _ in true }).map { ".tmp/" + $0 }
         return removed
     }
 

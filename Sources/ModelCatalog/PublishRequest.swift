@@ -45,11 +45,18 @@ public struct PublishRequest: Equatable, Sendable {
     /// From the admin API's query parameters: `sdk_min` (required), `sdk_max`, `channel`,
     /// `rollout`, `label`, `ext` (required), `id`, `content_type`, `guard` (JSON). Unknown names are refused so a
     /// typo (`sdkmax`) does not silently publish to every version.
-    /// A running guard this guarded publish would overlap (SPEC §11.1, 409 `experiment_running`),
-    /// checked before the upload is read; the check that counts is the one under the lock.
-    public func conflictingGuard(in catalog: Catalog) -> Release? {
-        guard guardPlan != nil, let low = SDKVersion(sdkMin) else { return nil }
-        return catalog.runningGuard(channel: channel, sdkMin: low, sdkMax: sdkMax.flatMap(SDKVersion.init))
+    /// The publish pre-checks, one rule for every writer: 409 `id_in_use` for a kept `id` the
+    /// catalog already uses (a release's or a variant file's, SPEC §3, §7.1), 409
+    /// `experiment_running` when this guarded publish would overlap a running guard (§11.1).
+    /// The server answers them from the request head and modelctl before copying the file,
+    /// each against the catalog it last read; `CatalogStore.publish` runs them again under the
+    /// lock, and that is the check that counts.
+    public func precheck(against catalog: Catalog) throws(CatalogError) {
+        if let id, catalog.isIDInUse(id) { throw .idInUse(id) }
+        guard guardPlan != nil, let low = SDKVersion(sdkMin),
+              let other = catalog.runningGuard(channel: channel, sdkMin: low, sdkMax: sdkMax.flatMap(SDKVersion.init))
+        else { return }
+        throw .experimentRunning(other)
     }
 
     public init(parameters: [String: String]) throws(CatalogError) {

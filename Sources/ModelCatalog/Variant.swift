@@ -76,4 +76,14 @@ extension Release: SelectableRelease {
     public func liveVariant(named name: String) -> Variant? {
         variants.first { $0.isLive && $0.name == name }
     }
+
+    /// The add-variant pre-checks (SPEC §3.1), one rule for every writer: 409 `retired`, 409
+    /// `id_in_use` for a live name. The server answers them from the request head; the
+    /// catalog change runs them again under the lock.
+    public func precheckVariant(named name: String) throws(CatalogError) {
+        guard state != .retired else { throw CatalogError(.retired, parameter: "id", "release \(id) is retired and cannot change") }
+        guard liveVariant(named: name) == nil else {
+            throw CatalogError(.idInUse, parameter: "name", "release \(id) already has a variant named \(name)")
+        }
+    }
 }

@@ -164,11 +164,8 @@ struct AdminResponder: Sendable {
             return .respond(Self.errorResponse(error))
         }
         // Everything decidable from the head is answered before a byte of the body is read.
-        if let id = request.id, catalog.served.snapshot.catalog.release(id: id) != nil {
-            return .respond(Response.error(409, "id_in_use", "release id \(id) is already in the catalog").labelled(Self.label))
-        }
-        if let other = request.conflictingGuard(in: catalog.served.snapshot.catalog) {
-            return .respond(Self.errorResponse(.experimentRunning(other)))
+        do throws(CatalogError) { try request.precheck(against: catalog.served.snapshot.catalog) } catch {
+            return .respond(Self.errorResponse(error))
         }
         return upload(head, exchange, actor.map { ($0, "publish", nil) }) { [self] (upload) throws(CatalogError) in
             let release = try store.publish(upload, request)
@@ -188,11 +185,8 @@ struct AdminResponder: Sendable {
         guard let release = catalog.served.snapshot.catalog.release(id: id) else {
             return .respond(Response.error(404, "not_found", "no release \(id)").labelled(Self.label))
         }
-        if release.state == .retired {
-            return .respond(Response.error(409, "retired", "release \(release.id) is retired and cannot change").labelled(Self.label))
-        }
-        if release.liveVariant(named: request.name) != nil {
-            return .respond(Response.error(409, "id_in_use", "name: release \(release.id) already has a variant named \(request.name)").labelled(Self.label))
+        do throws(CatalogError) { try release.precheckVariant(named: request.name) } catch {
+            return .respond(Self.errorResponse(error))
         }
         return upload(head, exchange, actor.map { ($0, "add_variant", release) }) { [store] (upload) throws(CatalogError) in
             try store.addVariant(upload, to: id, request)

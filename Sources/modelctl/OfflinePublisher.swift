@@ -24,12 +24,9 @@ struct OfflinePublisher: Publisher {
             // Fail fast before copying a possibly huge import; the check that counts is the one
             // under the lock.
             let catalog = try store.load()
-            if let id = request.id, catalog.release(id: id) != nil {
-                throw CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")
-            }
-            try store.checkBaseURL(catalog)
             let catalogRequest = try request.catalogRequest()
-            if let other = catalogRequest.conflictingGuard(in: catalog) { throw CatalogError.experimentRunning(other) }
+            try catalogRequest.precheck(against: catalog)
+            try store.checkBaseURL(catalog)
             let release = try store.publishFile(path: request.file, catalogRequest, instance: instance)
             SigningConfig.refresh(store, with: signing, after: "published")
             return release.adminJSON()

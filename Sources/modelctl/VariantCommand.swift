@@ -78,6 +78,8 @@ extension OfflinePublisher {
         _ = try PublishFileSource(path: file)
         do throws(CatalogError) {
             let request = try VariantRequest(name: name, requires: requires, ext: ext)
+            // Fail fast before copying the file; the check that counts is the one under the lock.
+            try store.load().release(id: id)?.precheckVariant(named: request.name)
             return try store.addVariantFile(path: file, to: id, request, instance: instance).adminJSON()
         } catch {
             throw CLIFailure(error)
