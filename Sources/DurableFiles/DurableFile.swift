@@ -90,7 +90,7 @@ public enum DurableFile {
     public static func replace(_ path: String, with bytes: [UInt8], mode: mode_t = 0o644) throws(IOFailure) {
         let directory = directory(of: path)
         let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
-        let temp = "\(directory)/.\(name).tmp-\(getpid())-\(Hex.random(bytes: 6))"
+        let temp = "\(directory)/" + tempName(for: name)
         let fd = try open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
         do throws(IOFailure) {
             try writeAll(fd, bytes, path: temp)

@@ -3,9 +3,10 @@ import DurableFiles
 import Glibc
 #endif
 
-/// Start-up work of the owning instance: repair its own segments, seal them, and rebuild the
-/// dedup keys from every segment index inside the window (other instances' too: write-side
-/// dedup across replicas is best effort, SPEC §5).
+/// Start-up work of the owning instance: repair its own segments, seal them, remove stale temps
+/// of index writes (`DurableFile.removeStaleTemps`), and rebuild the dedup keys from every
+/// segment index inside the window (other instances' too: write-side dedup across replicas is
+/// best effort, SPEC §5).
 enum SegmentRecovery {
     struct Result {
         var dedup: DedupIndex
@@ -20,6 +21,8 @@ enum SegmentRecovery {
         let oldest = now - dedup.windowMillis
         for day in SegmentLayout.days(in: layout.root) {
             let dir = layout.dayDirectory(day)
+            // Index temps of writers killed mid-replace (any instance's, once stale: never a live one).
+            DurableFile.removeStaleTemps(in: dir, now: now / 1000)
             let names = Set(DurableFile.entries(of: dir) ?? [])
             for name in names {
                 if let number = layout.ownSegmentNumber(name) {

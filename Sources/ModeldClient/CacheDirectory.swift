@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 
 /// One cache directory shared by every channel (model) of an app (SPEC §13.1):
@@ -38,6 +39,7 @@ struct CacheDirectory {
         try createDirectory(root)
         let identity = try DiskIO.withLock(layoutLock) {
             try migrateSingleChannelLayout(defaultChannel: channel)
+            DurableFile.removeStaleTemps(in: root.path, now: Int64(Date().timeIntervalSince1970))   // identity.json's
             return try loadOrCreateIdentity()
         }
         let channelStore = store(channel)
@@ -45,6 +47,7 @@ struct CacheDirectory {
         guard let lock = try DiskIO.lockExclusively(channelStore.lockURL) else {
             throw ModeldClientError.cacheInUse("another client uses channel \(channel) of \(root.path)")
         }
+        channelStore.removeStaleTemps(now: Int64(Date().timeIntervalSince1970))
         return (channelStore, identity, lock)
     }
 

@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 
 /// `state.json`: everything the client must remember across launches, replaced atomically.
@@ -78,6 +79,15 @@ struct CacheStore {
     var events: URL { root.appendingPathComponent("events") }
     var stateURL: URL { root.appendingPathComponent("state.json") }
     var lockURL: URL { root.appendingPathComponent("lock") }
+
+    /// Temps of atomic writes an app killed mid-write left here (`DurableFile.removeStaleTemps`:
+    /// only stale ones, though the channel lock already excludes other writers). Best effort:
+    /// a leftover costs disk space, not correctness.
+    func removeStaleTemps(now: Int64) {
+        var directories = [root, partial, events, models]
+        directories += ((try? FileManager.default.contentsOfDirectory(at: models, includingPropertiesForKeys: nil)) ?? [])   // unreadable: nothing swept
+        for dir in directories { DurableFile.removeStaleTemps(in: dir.path, now: now) }
+    }
 
     func createDirectories() throws {
         for dir in [root, models, partial, events] {

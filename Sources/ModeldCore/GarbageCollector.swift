@@ -1,11 +1,20 @@
+import DurableFiles
+import GuardRuntime
 import Logging
 import ModelCatalog
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Deletes retired files once their grace period is over (SPEC §7.1), at start-up and hourly.
+/// At start-up and hourly: deletes retired files once their grace period is over (SPEC §7.1),
+/// and the temp files killed writers left in the models directory and in `data/guard-state`
+/// once they are older than `DurableFile.staleTempAge` (docs/decisions/durable-files.md). Event
+/// segments' temps are the event store's, removed when it opens.
 final class GarbageCollector: Sendable {
     private let loop: BackgroundLoop
 
-    init(store: CatalogStore, graceDays: Int, watcher: CatalogWatcher) {
+    init(store: CatalogStore, dataDir: String, graceDays: Int, watcher: CatalogWatcher) {
+        let guardState = GuardRecords(dataDir: dataDir).stateDirectory
         loop = BackgroundLoop { _ in
             let log = Logger(label: "modeld.gc")
             do throws(CatalogError) {
@@ -17,6 +26,10 @@ final class GarbageCollector: Sendable {
             } catch {
                 log.error("garbage collection failed: \(error)")
             }
+            let now = Int64(time(nil))
+            let temps = store.removeStaleTemps(now: now).map { store.directory + "/" + $0 }
+                + DurableFile.removeStaleTemps(in: guardState, now: now).map { guardState + "/" + $0 }
+            if !temps.isEmpty { log.notice("removed \(temps.count) temp file(s) left by killed writers: \(temps.joined(separator: ", "))") }
             return 3_600_000   // an hour, or until stop()
         }
     }

@@ -141,7 +141,7 @@ public enum ModeldApp {
         watcher.start()
         signingService?.start()
         rulesService.start()
-        let collector = GarbageCollector(store: store, graceDays: config.retiredGraceDays, watcher: watcher)
+        let collector = GarbageCollector(store: store, dataDir: config.dataDir, graceDays: config.retiredGraceDays, watcher: watcher)
         collector.start()
         let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher, metrics: metrics)
         guardEvaluator.start()

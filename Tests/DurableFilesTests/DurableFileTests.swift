@@ -1,4 +1,4 @@
-import DurableFiles
+@testable import DurableFiles
 import Foundation
 import Testing
 
@@ -73,5 +73,39 @@ struct DurableFileTests {
         #expect(DurableFile.directory(of: "/a/b/c") == "/a/b")
         #expect(DurableFile.directory(of: "/c") == "/")
         #expect(DurableFile.directory(of: "c") == ".")
+    }
+
+    @Test func tempNamesAreRecognisedExactly() {
+        #expect(DurableFile.isTempName(DurableFile.tempName(for: "catalog.json")))
+        #expect(DurableFile.isTempName(".catalog.json.tmp-123-0123456789ab"))
+        #expect(DurableFile.isTempName(".a.tmp-1-abcdefabcdef"))
+        for name in ["catalog.json", ".lock", ".tmp", "x.catalog.json.tmp-1-0123456789ab", ".tmp-123-0123456789ab",
+                     ".catalog.json.tmp-12a-0123456789ab", ".catalog.json.tmp--0123456789ab", ".catalog.json.tmp-123-0123456789AB",
+                     ".catalog.json.tmp-123-0123456789a", ".catalog.json.tmp-123-0123456789abc", ".catalog.json.tm-123-0123456789ab"] {
+            #expect(!DurableFile.isTempName(name), "\(name)")
+        }
+    }
+
+    /// Only temps older than the age go: a live writer's (fresh) temp, other files and
+    /// directories stay.
+    @Test func removeStaleTempsRemovesOnlyOldTemps() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let old = Date(timeIntervalSinceNow: -2 * Double(DurableFile.staleTempAge))
+        let oldTemp = DurableFile.tempName(for: "catalog.json"), freshTemp = DurableFile.tempName(for: "catalog.json")
+        for name in [oldTemp, freshTemp, "catalog.json", ".x.tmp-1-0123456789ab"] {
+            try DurableFile.replace(dir + "/" + name, with: [1])
+        }
+        try DurableFile.makeDirectories(dir + "/.d.tmp-1-0123456789ab")
+        for name in [oldTemp, "catalog.json", ".d.tmp-1-0123456789ab"] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir + "/" + name)
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        #expect(DurableFile.removeStaleTemps(in: dir, now: now) == [oldTemp])
+        #expect(Set(DurableFile.entries(of: dir) ?? []) == [freshTemp, "catalog.json", ".x.tmp-1-0123456789ab", ".d.tmp-1-0123456789ab"])
+        #expect(DurableFile.removeStaleTemps(in: dir + "/absent", now: now).isEmpty)
+        // Any name when the caller says so (upload directories), still by age.
+        #expect(Set(DurableFile.removeStaleTemps(in: dir, now: now + 2 * DurableFile.staleTempAge, isTemp: { $0 != "catalog.json" }))
+            == [freshTemp, ".x.tmp-1-0123456789ab"])
     }
 }

@@ -22,4 +22,64 @@ import Testing
         for name in others { #expect(try String(contentsOf: tmp.appendingPathComponent(name), encoding: .utf8) == name) }
         #expect(server.log.contains("removed \(own.count) unfinished upload(s)"), "\(server.log)")
     }
+
+    /// Temps of killed writers, any instance's or modelctl's, go once older than an hour (they
+    /// would stay forever otherwise); a fresh one may be a live writer's and stays. One of them
+    /// is left by a real `modelctl publish --models-dir` killed with SIGKILL mid-copy, then aged.
+    @Test func killedWritersTempsAreRemovedOnceStale_freshOnesKept() throws {
+        let fm = FileManager.default
+        let root = fm.temporaryDirectory.appendingPathComponent("modeld-staletemps-\(UUID().uuidString)")
+        let models = root.appendingPathComponent("models"), data = root.appendingPathComponent("data")
+        try fm.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: root) }
+        try fm.copyItem(at: ModeldServer.repositoryRoot.appendingPathComponent("models"), to: models)
+
+        // A real writer killed between creating its temp and the rename.
+        let big = root.appendingPathComponent("big.bin")
+        let head = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 67108864 /dev/urandom > '\(big.path)'"])
+        try #require(head.status == 0, "\(head.stderr)")
+        let process = Process()
+        process.executableURL = TestBinaries.modelctl
+        process.arguments = ["publish", big.path, "--sdk-min", "1", "--models-dir", models.path, "--instance", "gone"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        let uploads = models.appendingPathComponent(".tmp")
+        let names = { (dir: URL) in Set((try? fm.contentsOfDirectory(atPath: dir.path)) ?? []) }
+        let size = { (url: URL) in (try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0 }
+        #expect(ModeldServer.eventually(within: 30) { names(uploads).contains { $0.hasPrefix("gone-") && size(uploads.appendingPathComponent($0)) >= 4 << 20 } })
+        kill(process.processIdentifier, SIGKILL)
+        #expect(exited.wait(timeout: .now() + 10) == .success)
+        #expect(process.terminationReason == .uncaughtSignal, "killed before it finished")
+        let killed = try #require(names(uploads).first { $0.hasPrefix("gone-") })
+
+        let stale: [URL] = [
+            uploads.appendingPathComponent(killed),
+            models.appendingPathComponent(".catalog.json.tmp-4242-0123456789ab"),
+            models.appendingPathComponent("details/.7.json.tmp-4242-0123456789ab"),
+            models.appendingPathComponent("rules/stable/.7.json.tmp-4242-0123456789ab"),
+            data.appendingPathComponent("guard-state/.0a.json.tmp-4242-0123456789ab"),
+            data.appendingPathComponent("events/2026-11-20/.web-1-000001.jsonl.idx.tmp-4242-0123456789ab"),
+        ]
+        let fresh: [URL] = [
+            uploads.appendingPathComponent("alive-0123456789abcdef"),
+            models.appendingPathComponent(".latest_model_details.json.tmp-4243-0123456789ab"),
+            data.appendingPathComponent("guard-state/.0b.json.tmp-4243-0123456789ab"),
+        ]
+        let oldButNotTemp = models.appendingPathComponent("notes.txt")
+        for url in stale + fresh + [oldButNotTemp] where !fm.fileExists(atPath: url.path) {
+            try fm.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("x".utf8).write(to: url)
+        }
+        let twoHoursAgo = Date(timeIntervalSinceNow: -7_200)
+        for url in stale + [oldButNotTemp] { try fm.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: url.path) }
+
+        let server = try ModeldServer(root: root)
+        let exists = { (url: URL) in fm.fileExists(atPath: url.path) }
+        #expect(ModeldServer.eventually(within: 10) { !stale.contains(where: exists) }, "left: \(stale.filter(exists).map(\.path))")
+        #expect(fresh.allSatisfy(exists) && exists(oldButNotTemp))
+        #expect(ModeldServer.eventually(within: 5) { server.log.contains("temp file(s) left by killed writers") }, "\(server.log)")
+    }
 }
