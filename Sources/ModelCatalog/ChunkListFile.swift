@@ -22,7 +22,7 @@ public struct ChunkListFile: Hashable, Sendable {
     public static func name(of file: String) -> String { file + ChunkList.fileSuffix }
 
     /// The record of a list encoded as `bytes`.
-    init(encoded bytes: [UInt8]) {
+    public init(encoded bytes: [UInt8]) {
         sha256 = Hex.encode(SHA256.hash(data: bytes))
         size = Int64(bytes.count)
     }

@@ -11,7 +11,8 @@ struct ChunksCommand: ParsableCommand {
 /// `modelctl chunks backfill [--models-dir DIR]`: writes `<file>.chunks` for every file the
 /// catalog lists without one (published before SPEC v4), checked against the catalog's size
 /// and SHA-256, and records them in one catalog change (so the §4.1 documents and their
-/// signatures name them). Offline, like `verify`: it reads the files themselves; running
+/// signatures name them); a recorded list that is missing or damaged on disk is written again
+/// (the remedy `verify` names). Offline, like `verify`: it reads the files themselves; running
 /// servers pick the change up within 2 s. A second run finds nothing to do.
 struct ChunksBackfillCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,7 +29,7 @@ struct ChunksBackfillCommand: ParsableCommand {
             let store = CatalogStore(directory: modelsDir, publicBaseURL: OfflineOptions.defaultPublicBaseURL, isFallbackBaseURL: true)
             let result: Versioned<[CatalogStore.BackfilledFile]>
             do throws(CatalogError) { result = try store.backfillChunkLists() } catch { throw CLIFailure(error) }
-            if !result.value.isEmpty { SigningConfig.refresh(store, with: signing, after: "chunk lists backfilled") }
+            if result.value.contains(where: { !$0.restored }) { SigningConfig.refresh(store, with: signing, after: "chunk lists backfilled") }
             if json {
                 var w = JSONWriter()
                 w.beginObject()
@@ -41,6 +42,7 @@ struct ChunksBackfillCommand: ParsableCommand {
                     w.field("chunks", f.chunkCount)
                     w.field("sha256", f.chunks.sha256)
                     w.field("size", f.chunks.size)
+                    w.key("restored"); w.bool(f.restored)
                     w.endObject()
                 }
                 w.endArray()
@@ -48,7 +50,9 @@ struct ChunksBackfillCommand: ParsableCommand {
                 w.endObject()
                 print(w.string)
             } else {
-                for f in result.value { print("\(ChunkListFile.name(of: f.file))\t\(f.chunkCount) chunks\t\(f.chunks.size) bytes") }
+                for f in result.value {
+                    print("\(ChunkListFile.name(of: f.file))\t\(f.chunkCount) chunks\t\(f.chunks.size) bytes" + (f.restored ? "\trestored" : ""))
+                }
                 print("\(result.value.count) chunk list(s) written; catalog_version \(result.catalogVersion)")
             }
         }

@@ -1,8 +1,12 @@
 import Foundation
+import ChunkList
 import ModelCatalog
 
 /// Re-hashes every file the catalog names (SPEC §7.1 `verify`), streaming in 1 MiB reads: model
-/// files can be far larger than memory. Read-only: it takes no lock and writes nothing.
+/// files can be far larger than memory. In the same pass it chunks the file again, so a file
+/// that matches has its chunk list (SPEC §14) checked too: present, the bytes the catalog
+/// records, and exactly the list the file's bytes give. Read-only: it takes no lock and
+/// writes nothing.
 struct VerifyCatalog {
     static let chunkSize = 1 << 20
     let store: CatalogStore
@@ -19,7 +23,13 @@ struct VerifyCatalog {
         report.skipped = deleted
         for file in files {
             report.checked += 1
-            if let problem = check(file, buffer) { report.problems.append(problem) } else { report.bytes += file.size }
+            switch check(file, buffer) {
+            case .bad(let problem):
+                report.problems.append(problem)
+            case .good(let list):
+                report.bytes += file.size
+                if let problem = checkChunkList(of: file, rebuilt: list) { report.problems.append(problem) } else { report.chunkLists += 1 }
+            }
         }
         if !report.problems.isEmpty {
             // Garbage collection may have deleted a file (and marked it) while we were reading.
@@ -34,9 +44,13 @@ struct VerifyCatalog {
         var present: [VerifyReport.CheckedFile] = []
         var deleted = 0
         for r in catalog.releases {
-            if r.fileDeletedAt == nil { present.append(.init(id: r.id, file: r.file, size: r.size, sha256: r.sha256)) } else { deleted += 1 }
+            if r.fileDeletedAt == nil { present.append(.init(id: r.id, file: r.file, size: r.size, sha256: r.sha256, chunks: r.chunks)) } else { deleted += 1 }
             for v in r.variants {
-                if v.fileDeletedAt == nil { present.append(.init(id: r.id, file: v.file, size: v.size, sha256: v.sha256)) } else { deleted += 1 }
+                if v.fileDeletedAt == nil {
+                    present.append(.init(id: r.id, file: v.file, size: v.size, sha256: v.sha256, chunks: v.chunks))
+                } else {
+                    deleted += 1
+                }
             }
         }
         return (present, deleted)
@@ -46,31 +60,52 @@ struct VerifyCatalog {
         do throws(CatalogError) { return try store.load() } catch { throw CLIFailure("\(store.catalogPath): \(error.message)") }
     }
 
-    private func check(_ release: VerifyReport.CheckedFile, _ buffer: UnsafeMutableRawBufferPointer) -> VerifyReport.Problem? {
+    /// A file that does not match the catalog, or the chunk list its bytes give when it does.
+    private enum FileOutcome {
+        case bad(VerifyReport.Problem)
+        case good(ChunkList)
+    }
+
+    /// The file against its catalog size and SHA-256.
+    private func check(_ release: VerifyReport.CheckedFile, _ buffer: UnsafeMutableRawBufferPointer) -> FileOutcome {
         let path = store.directory + "/" + release.file
         let source: PublishFileSource
         do throws(CLIFailure) {
             source = try PublishFileSource(path: path)
         } catch {
             let missing = access(path, F_OK) != 0 && errno == ENOENT
-            return .init(release: release, kind: missing ? .missing : .unreadable, detail: missing ? nil : error.message)
+            return .bad(.init(file: release, missing ? .missing : .unreadable, detail: missing ? nil : error.message))
         }
         // A size mismatch is conclusive without reading gigabytes.
-        guard source.size == release.size else { return .init(release: release, kind: .sizeMismatch, actualSize: source.size) }
+        guard source.size == release.size else { return .bad(.init(file: release, .sizeMismatch, actualSize: source.size)) }
         var read: Int64 = 0
+        var chunker = ChunkListBuilder()
         do throws(CLIFailure) {
             while true {
                 let n = try source.read(into: buffer)
                 if n == 0 { break }
+                chunker.append(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
                 read += Int64(n)
             }
         } catch {
-            return .init(release: release, kind: .unreadable, detail: error.message)
+            return .bad(.init(file: release, .unreadable, detail: error.message))
         }
-        guard read == release.size else { return .init(release: release, kind: .sizeMismatch, actualSize: read) }
+        guard read == release.size else { return .bad(.init(file: release, .sizeMismatch, actualSize: read)) }
         guard let sha = source.sha256Hex, sha == release.sha256 else {
-            return .init(release: release, kind: .sha256Mismatch, actualSHA256: source.sha256Hex)
+            return .bad(.init(file: release, .sha256Mismatch, actualSHA256: source.sha256Hex))
         }
-        return nil
+        return .good(chunker.finish())
+    }
+
+    /// `<file>.chunks` against the catalog's record and the list the file gave (`rebuilt`).
+    private func checkChunkList(of release: VerifyReport.CheckedFile, rebuilt: ChunkList) -> VerifyReport.Problem? {
+        let onDisk: [UInt8]?
+        do throws(CatalogError) { onDisk = try FileIO.read(store.directory + "/" + ChunkListFile.name(of: release.file)) } catch {
+            return .init(chunksOf: release, .unreadable, onDisk: nil, detail: error.message)
+        }
+        guard let finding = ChunkListFinding.check(onDisk: onDisk, recorded: release.chunks, rebuilt: rebuilt) else { return nil }
+        var problem = VerifyReport.Problem(chunksOf: release, .chunkList(finding), onDisk: onDisk)
+        if finding.backfillRepairs { problem.remedy = "modelctl chunks backfill --models-dir \(store.directory)" }
+        return problem
     }
 }

@@ -2,11 +2,12 @@ import ArgumentParser
 import ModelCatalog
 
 /// `modelctl verify [--models-dir DIR]`: every file the catalog names must have its catalog size
-/// and SHA-256 (SPEC §7.1). Exit 1 naming each bad file; files GC deleted are skipped.
+/// and SHA-256 (SPEC §7.1), and a chunk list that is the recorded one and describes it (SPEC
+/// §14). Exit 1 naming each bad file; files GC deleted are skipped.
 /// With `--signatures`: the signed metadata instead (SPEC §12, `VerifySignatures`).
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "verify", abstract: "Re-hash every model file against the catalog.",
+        commandName: "verify", abstract: "Re-hash every model file and its chunk list against the catalog.",
         discussion: "Prints one line per missing or mismatching file and exits 1 if there is any; "
             + "otherwise a summary line. Reads the directory directly: no server needed.")
 
@@ -38,7 +39,7 @@ struct VerifyCommand: ParsableCommand {
                 if report.problems.isEmpty { print(report.summary) }
             }
             guard report.problems.isEmpty else {
-                throw CLIFailure("\(report.problems.count) of \(report.checked) files in \(report.directory) do not match the catalog")
+                throw CLIFailure(report.failure)
             }
         }
     }

@@ -9,17 +9,68 @@ struct VerifyReport {
         let file: String
         let size: Int64
         let sha256: String
+        /// The catalog's record of the file's chunk list (SPEC §14), nil before v4.
+        let chunks: ChunkListFile?
     }
 
     struct Problem {
-        enum Kind: String { case missing, unreadable, sizeMismatch = "size_mismatch", sha256Mismatch = "sha256_mismatch" }
+        enum Kind {
+            case missing, unreadable, sizeMismatch, sha256Mismatch
+            /// The model file is right; its chunk list is not.
+            case chunkList(ChunkListFinding)
+
+            /// The `problem` value of the JSON report.
+            var code: String {
+                switch self {
+                case .missing: "missing"
+                case .unreadable: "unreadable"
+                case .sizeMismatch: "size_mismatch"
+                case .sha256Mismatch: "sha256_mismatch"
+                case .chunkList(let finding): finding.code
+                }
+            }
+        }
+
         let release: CheckedFile
         let kind: Kind
+        /// The file the problem is about: the model file, or its `.chunks` (`isChunkList`).
+        let file: String
+        /// What the catalog records for `file`, when it records anything.
+        let expected: (size: Int64, sha256: String)?
         var actualSize: Int64?
         var actualSHA256: String?
         var detail: String?
+        /// The command that repairs it, when there is one.
+        var remedy: String?
 
-        /// One line naming the release and its file, for people.
+        /// A problem of the model file itself.
+        init(file release: CheckedFile, _ kind: Kind, actualSize: Int64? = nil, actualSHA256: String? = nil, detail: String? = nil) {
+            self.release = release
+            self.kind = kind
+            file = release.file
+            expected = (release.size, release.sha256)
+            self.actualSize = actualSize
+            self.actualSHA256 = actualSHA256
+            self.detail = detail
+        }
+
+        /// A problem of the file's chunk list `<file>.chunks`.
+        init(chunksOf release: CheckedFile, _ kind: Kind, onDisk: [UInt8]?, detail: String? = nil) {
+            self.release = release
+            self.kind = kind
+            file = ChunkListFile.name(of: release.file)
+            expected = release.chunks.map { ($0.size, $0.sha256) }
+            if let onDisk {
+                let actual = ChunkListFile(encoded: onDisk)
+                actualSize = actual.size
+                actualSHA256 = actual.sha256
+            }
+            self.detail = detail
+        }
+
+        var isChunkList: Bool { file != release.file }
+
+        /// One line naming the release and the file, for people.
         var line: String {
             let what: String
             switch kind {
@@ -27,30 +78,48 @@ struct VerifyReport {
             case .unreadable: what = "unreadable: \(detail ?? "")"
             case .sizeMismatch: what = "size \(actualSize ?? 0) bytes, catalog says \(release.size)"
             case .sha256Mismatch: what = "sha256 \(actualSHA256 ?? ""), catalog says \(release.sha256)"
+            case .chunkList(let finding): what = finding.message
             }
-            return "\(release.id) \(release.file): \(what)"
+            return "\(release.id) \(file): \(what)" + (remedy.map { "; run `\($0)`" } ?? "")
         }
     }
 
     let directory: String
     var checked = 0
     var bytes: Int64 = 0
+    /// Chunk lists found to be the recorded ones and to describe their files.
+    var chunkLists = 0
     /// Releases whose file garbage collection deleted (`file_deleted_at`): nothing to check.
     var skipped = 0
     var problems: [Problem] = []
 
     var summary: String {
-        "ok: \(checked) file\(checked == 1 ? "" : "s") (\(bytes.byteCountText)) in \(directory) match the catalog"
+        "ok: \(checked) file\(checked == 1 ? "" : "s") (\(bytes.byteCountText)) in \(directory) match the catalog, "
+            + "and so do their \(chunkLists) chunk list\(chunkLists == 1 ? "" : "s")"
             + (skipped > 0 ? "; \(skipped) skipped (file deleted)" : "")
     }
 
-    /// `{"models_dir","ok","checked","skipped","bytes","problems":[{"id","file","problem",…}]}`.
+    /// The one-line cause of a failed run (stderr).
+    var failure: String {
+        let lists = problems.filter(\.isChunkList).count
+        let files = problems.count - lists
+        var parts: [String] = []
+        if files > 0 { parts.append("\(files) of \(checked) files in \(directory) do not match the catalog") }
+        if lists == 1 { parts.append("1 chunk list is missing or does not describe its file") }
+        if lists > 1 { parts.append("\(lists) chunk lists are missing or do not describe their files") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// `{"models_dir","ok","checked","chunk_lists","skipped","bytes","problems":[{"id","file","problem",…}]}`.
+    /// A chunk-list problem names the list as `file` and its model file as `model_file`; the
+    /// expected figures are the catalog's record (absent when it records none).
     var json: String {
         var w = JSONWriter()
         w.beginObject()
         w.field("models_dir", directory)
         w.key("ok"); w.bool(problems.isEmpty)
         w.field("checked", checked)
+        w.field("chunk_lists", chunkLists)
         w.field("skipped", skipped)
         w.field("bytes", bytes)
         w.key("problems")
@@ -58,13 +127,15 @@ struct VerifyReport {
         for p in problems {
             w.beginObject()
             w.field("id", p.release.id)
-            w.field("file", p.release.file)
-            w.field("problem", p.kind.rawValue)
-            w.field("expected_size", p.release.size)
+            w.field("file", p.file)
+            if p.isChunkList { w.field("model_file", p.release.file) }
+            w.field("problem", p.kind.code)
+            if let expected = p.expected { w.field("expected_size", expected.size) }
             if let size = p.actualSize { w.field("actual_size", size) }
-            w.field("expected_sha256", p.release.sha256)
+            if let expected = p.expected { w.field("expected_sha256", expected.sha256) }
             if let sha = p.actualSHA256 { w.field("actual_sha256", sha) }
             if let detail = p.detail { w.field("detail", detail) }
+            if let remedy = p.remedy { w.field("remedy", remedy) }
             w.endObject()
         }
         w.endArray()

@@ -84,4 +84,64 @@ import Testing
         #expect(throws: CatalogError.self) { try store.backfillChunkLists() }
         #expect(try store.load().release(id: second.id)?.chunks == nil)
     }
+
+    @Test func backfill_restoresARecordedListThatIsMissingOrDamaged_withoutACatalogChange_SPEC14() throws {
+        let dir = TempDir()
+        defer { dir.remove() }
+        let store = CatalogStore(directory: dir.path, publicBaseURL: "http://h")
+        let published = try store.publish(try stage(dir), PublishRequest(sdkMin: "1.0", ext: "bin"))
+        let list = published.value.file + ".chunks"
+        let original = try #require(try FileIO.read(dir.path + "/" + list))
+        let damages: [() -> Void] = [{ _ = unlink(dir.path + "/" + list) }, { dir.write(list, "MDCHUNK1") }]
+        for damage in damages {
+            damage()
+            let restored = try store.backfillChunkLists()
+            #expect(restored.value.map(\.restored) == [true])
+            #expect(restored.catalogVersion == published.catalogVersion, "no catalog change")
+            #expect(try FileIO.read(dir.path + "/" + list) == original)
+        }
+        #expect(try store.backfillChunkLists().value.isEmpty, "an intact recorded list is left alone")
+
+        // A record that is not the file's own list is not papered over.
+        let other = Array(Self.bytes.reversed())
+        let second = try store.publish(try stage(dir, other), PublishRequest(sdkMin: "1.0", ext: "bin")).value
+        dir.write("catalog.json", try #require(dir.read("catalog.json")).replacingOccurrences(
+            of: second.chunks!.sha256, with: published.value.chunks!.sha256))
+        unlink(dir.path + "/" + second.file + ".chunks")
+        let refused = #expect(throws: CatalogError.self) { try store.backfillChunkLists() }
+        #expect(refused?.parameter == "chunks" && refused?.message.contains(second.file) == true)
+    }
+
+    /// Each way a list can be wrong, judged by the pure rule `verify` and backfill share.
+    @Test func finding_tellsEveryWayAListCanBeWrong_SPEC14() throws {
+        var builder = ChunkListBuilder()
+        builder.append(Self.bytes)
+        let rebuilt = builder.finish()
+        let bytes = rebuilt.encoded()
+        let recorded = ChunkListFile(encoded: bytes)
+        #expect(ChunkListFinding.check(onDisk: bytes, recorded: recorded, rebuilt: rebuilt) == nil)
+        #expect(ChunkListFinding.check(onDisk: bytes, recorded: nil, rebuilt: rebuilt) == .unrecorded)
+        #expect(ChunkListFinding.check(onDisk: nil, recorded: recorded, rebuilt: rebuilt) == .missing)
+        #expect(ChunkListFinding.check(onDisk: Array(bytes.dropLast(3)), recorded: recorded, rebuilt: rebuilt) == .invalid(.truncated))
+        var flipped = bytes
+        flipped[ChunkList.headerSize + 4] ^= 0xFF   // the first chunk's hash: still a well-formed list
+        #expect(ChunkListFinding.check(onDisk: flipped, recorded: recorded, rebuilt: rebuilt) == .notRecorded)
+
+        // Recorded as it is on disk, but not what the file's bytes give.
+        let flippedRecord = ChunkListFile(encoded: flipped)
+        guard case .describesOtherBytes(let detail)? = ChunkListFinding.check(onDisk: flipped, recorded: flippedRecord, rebuilt: rebuilt) else {
+            Issue.record("expected describesOtherBytes")
+            return
+        }
+        #expect(detail.hasPrefix("chunk 0 at offset 0: the list says \(rebuilt.chunks[0].length) bytes"), "\(detail)")
+        var shorter = ChunkListBuilder()
+        shorter.append(Array(Self.bytes.prefix(100_000)))
+        let other = shorter.finish().encoded()
+        guard case .describesOtherBytes(let sizes)? = ChunkListFinding.check(onDisk: other, recorded: ChunkListFile(encoded: other), rebuilt: rebuilt) else {
+            Issue.record("expected describesOtherBytes")
+            return
+        }
+        #expect(sizes == "the list describes 100000 bytes, the file has 300000")
+        #expect(!ChunkListFinding.describesOtherBytes("").backfillRepairs && ChunkListFinding.missing.backfillRepairs)
+    }
 }
