@@ -68,7 +68,7 @@ import Testing
     /// journal; the next run lists the parts already there and sends only the others.
     @Test func multipart_interruptedRun_resumesFromTheJournal_sendingOnlyMissingParts() throws {
         defer { cleanUp() }
-        let release = try publish(12 << 20, seed: 3)   // three 5 MiB parts (the last 2 MiB)
+        let release = try publish(6 << 20, seed: 3)   // two parts: 5 MiB and 1 MiB
         let key = "cdn/models/\(release.file)"
         bucket.failPartUpload(after: 1)
         #expect(throws: MirrorFailure.self) { try runner(threshold: 1 << 20).run(runner(threshold: 1 << 20).plan()) }
@@ -80,7 +80,7 @@ import Testing
 
         let before = bucket.log.count
         let summary = try runner(threshold: 1 << 20).run(runner(threshold: 1 << 20).plan())
-        #expect(Array(bucket.log[before...]).filter { $0.hasPrefix("part ") || $0.hasPrefix("create ") } == ["part \(key) 2", "part \(key) 3"])
+        #expect(Array(bucket.log[before...]).filter { $0.hasPrefix("part ") || $0.hasPrefix("create ") } == ["part \(key) 2"])
         #expect(bucket.log.contains("complete \(key)"))
         #expect(try stored(key) == local(release.file))
         #expect(summary.uploaded >= 1 && summary.bytes >= release.size)
