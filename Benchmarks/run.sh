@@ -15,7 +15,8 @@
 #                                     only = skip the run-peers.sh passes (default 1: both)
 #   AB_REV=<git rev>                  A/B: the latency pass also runs modeld built from that revision
 #                                     (a detached worktree under AB_ROOT, Benchmarks/ab-base.sh: minutes),
-#                                     "modeld-base", alternating with this checkout's modeld
+#                                     "modeld-base", alternating with this checkout's modeld;
+#                                     AB_ONLY=1 leaves the nginx peers out of that pass
 #   MODELD_ACCESS_LOG=off             passed to modeld (the nginx peer runs with access_log off);
 #                                     with modeld's log on, the latency pass adds nginx-w1-log
 #                                     (nginx with its default access log) and compares with it
@@ -173,6 +174,8 @@ if [[ $LATENCY != 0 ]]; then
     PEERS="nginx-w1 nginx-log modeld"
   fi
   [[ -n $BASE_BIN ]] && PEERS="$PEERS modeld-base"
+  # AB_ONLY=1: just the two modeld builds, more rounds in the same time
+  [[ -n $BASE_BIN && ${AB_ONLY:-0} == 1 ]] && PEERS="modeld modeld-base"
   echo "== latency pass: RUNS=$RUNS DUR=$DUR, access log ${MODELD_ACCESS_LOG:-on (default)}; peers: $PEERS; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   for run in $(seq 1 "$RUNS"); do
     for peer in $PEERS; do
@@ -210,7 +213,7 @@ med = lambda s, c, k: statistics.median(rows[(s, c)][k])
 # modeld is compared with the nginx configured like it: nginx-w1-log when that peer ran (both
 # log every request), else nginx-w1 (neither logs). Spread = min-max over runs.
 servers = [s for s in ("nginx-w1", "nginx-w1-log", "modeld-w1", "modeld-base-w1") if (s, 50) in rows]
-ref = "nginx-w1-log" if "nginx-w1-log" in servers else "nginx-w1"
+ref = "nginx-w1-log" if "nginx-w1-log" in servers else ("nginx-w1" if "nginx-w1" in servers else servers[0])
 print(f"\n## Latency pass (medians over runs, [min-max]; ratio = server / {ref})\n")
 print("| conns | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s ratio | p99 ratio | p99.9 ratio |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
