@@ -25,8 +25,8 @@ enum SegmentRecovery {
             DurableFile.removeStaleTemps(in: dir, now: now / 1000)
             let names = Set(DurableFile.entries(of: dir) ?? [])
             for name in names {
-                if let number = layout.ownSegmentNumber(name) {
-                    next = max(next, number + 1)
+                if let segment = SegmentName(day: day, fileName: name), segment.instance == layout.instance {
+                    next = max(next, segment.number + 1)
                     if !names.contains(name + ".idx") {
                         if try seal(path: "\(dir)/\(name)") { repaired.append("\(dir)/\(name)") }
                     }
