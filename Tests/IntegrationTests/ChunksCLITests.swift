@@ -10,11 +10,11 @@ import Testing
     init() throws { try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true) }
     deinit { try? FileManager.default.removeItem(at: scratch) }
 
-    private func modelctl(_ arguments: [String]) throws -> ProcessResult {
+    func modelctl(_ arguments: [String]) throws -> ProcessResult {
         try ChildProcess.run(TestBinaries.modelctl, arguments, directory: scratch, timeout: .seconds(60))
     }
 
-    private func json(_ result: ProcessResult) throws -> [String: Any] {
+    func json(_ result: ProcessResult) throws -> [String: Any] {
         try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
     }
 

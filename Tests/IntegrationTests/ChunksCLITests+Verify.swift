@@ -3,22 +3,8 @@ import Testing
 
 /// `modelctl verify` checks chunk lists (SPEC §14): the real binary on a models directory
 /// published by the real `modelctl publish --models-dir`; `modelctl chunks backfill` is the
-/// remedy it names.
-@Suite(.serialized) final class VerifyChunksCLITests {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("verify-chunks-\(UUID().uuidString)")
-    var models: URL { scratch.appendingPathComponent("models") }
-
-    init() throws { try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true) }
-    deinit { try? FileManager.default.removeItem(at: scratch) }
-
-    private func modelctl(_ arguments: [String]) throws -> ProcessResult {
-        try ChildProcess.run(TestBinaries.modelctl, arguments, directory: scratch, timeout: .seconds(60))
-    }
-
-    private func json(_ result: ProcessResult) throws -> [String: Any] {
-        try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
-    }
-
+/// remedy it names. Part of the `ChunksCLITests` suite (its scratch directory and helpers).
+extension ChunksCLITests {
     /// Publishes `size` seeded bytes; answers the release id and its file name.
     private func publish(_ size: Int, seed: UInt64) throws -> (id: String, file: String) {
         let source = scratch.appendingPathComponent("source-\(seed).onnx")
