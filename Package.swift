@@ -80,6 +80,17 @@ let package = Package(
         ]),
         // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
         .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
+        // Runs a mirror plan against a bucket: HEADs, uploads in plan order, the resumable
+        // multipart journal and the deletion schedule under models/.mirror/, the --watch loop.
+        .target(name: "BucketMirror", dependencies: [
+            "CurlTransport", "DurableFiles", "ModelCatalog", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
+        ]),
+        // `events ship` and its inverse: sealed segments gzipped to a bucket once each (the
+        // shipped.jsonl ledger), and shipped segments read back for `events export --from`.
+        // EventStore itself knows no bucket.
+        .target(name: "EventShipping", dependencies: [
+            "CLinuxShims", "CZlib", "DurableFiles", "EventStore", "ObjectStorage", "ObjectStorageCurl",
+        ]),
 
         // modeld's configuration (SPEC §8: defaults < config/modeld.json < MODELD_* env < flags)
         // and the admin token file: read by modeld and, for its defaults, by modelctl.
@@ -108,7 +119,7 @@ let package = Package(
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
             "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
-            "CLinuxShims", "CZlib", "DurableFiles", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
+            "BucketMirror", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -139,8 +150,10 @@ let package = Package(
         .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
-        // Rewrites one file through DurableFile.replace until SIGKILLed (MirrorJournalCrashTests).
-        .executableTarget(name: "durable-replace-loop", dependencies: ["DurableFiles"], path: "Tests/Support/DurableReplaceLoop"),
+        // Rewrites a mirror journal through MirrorJournal until SIGKILLed (MirrorJournalCrashTests).
+        .executableTarget(name: "mirror-journal-loop", dependencies: ["BucketMirror", "ModelMirror"], path: "Tests/Support/MirrorJournalLoop"),
+        // A bucket in a directory, for the in-process tests of BucketMirror and EventShipping.
+        .target(name: "DirectoryBucket", dependencies: ["CurlTransport", "ObjectStorage", "ObjectStorageCurl"], path: "Tests/Support/DirectoryBucket"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "BinaryTextTests", dependencies: ["BinaryText"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
@@ -154,6 +167,8 @@ let package = Package(
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
+        .testTarget(name: "BucketMirrorTests", dependencies: ["BucketMirror", "DirectoryBucket", "ModelCatalog", "ModelMirror"]),
+        .testTarget(name: "EventShippingTests", dependencies: ["EventShipping", "DirectoryBucket", "EventStore", "ObjectStorage"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
@@ -165,7 +180,7 @@ let package = Package(
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails",
+            "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
         ]),
     ]
 )

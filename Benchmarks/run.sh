@@ -13,6 +13,10 @@
 #   LATENCY=only|1|0                  the latency pass (issue #10): nginx-w1 and modeld --workers 1
 #                                     alternately, /latest at c50 and c256, req/s and p50/p99/p99.9;
 #                                     only = skip the run-peers.sh passes (default 1: both)
+#   AB_REV=<git rev>                  A/B: the latency pass also runs modeld built from that revision
+#                                     (a detached worktree under AB_ROOT, Benchmarks/ab-base.sh: minutes),
+#                                     "modeld-base", alternating with this checkout's modeld;
+#                                     AB_ONLY=1 leaves the nginx peers out of that pass
 #   MODELD_ACCESS_LOG=off             passed to modeld (the nginx peer runs with access_log off);
 #                                     with modeld's log on, the latency pass adds nginx-w1-log
 #                                     (nginx with its default access log) and compares with it
@@ -74,6 +78,12 @@ echo "== swift build -c release (modeld, modelctl)" >&2
 (cd "$REPO" && swift build -c release --product modeld >&2 && swift build -c release --product modelctl >&2)
 BIN=$(cd "$REPO" && swift build -c release --show-bin-path)
 [[ -x $BIN/modeld && -x $BIN/modelctl ]] || die "release binaries missing in $BIN"
+BASE_BIN=""
+if [[ -n "${AB_REV:-}" ]]; then
+  # shellcheck source=Benchmarks/ab-base.sh
+  source "$REPO/Benchmarks/ab-base.sh"
+  BASE_BIN=$(ab_base_bin "$REPO" "$AB_REV" "-c release" modeld)/modeld || die "A/B base build failed"
+fi
 SERVERS_SWIFT=""
 if [[ "${BENCH_SWIFT_PEERS:-0}" == 1 ]]; then
   # The shared folder may be read-only: build a copy of the peers' package under BENCH_ROOT.
@@ -163,6 +173,9 @@ if [[ $LATENCY != 0 ]]; then
       die "could not derive the logging nginx config from $SHARED/peers/nginx.conf"
     PEERS="nginx-w1 nginx-log modeld"
   fi
+  [[ -n $BASE_BIN ]] && PEERS="$PEERS modeld-base"
+  # AB_ONLY=1: just the two modeld builds, more rounds in the same time
+  [[ -n $BASE_BIN && ${AB_ONLY:-0} == 1 ]] && PEERS="modeld modeld-base"
   echo "== latency pass: RUNS=$RUNS DUR=$DUR, access log ${MODELD_ACCESS_LOG:-on (default)}; peers: $PEERS; load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   for run in $(seq 1 "$RUNS"); do
     for peer in $PEERS; do
@@ -172,6 +185,7 @@ if [[ $LATENCY != 0 ]]; then
         nginx-log) export CUSTOM_NAME=nginx-w1-log CUSTOM_CMD="nginx -p $PREFIX/ -c $PREFIX/nginx-log.conf -e results/nginx-error.log -g 'worker_processes 1;'"
                    rm -f "$RESULTS_DIR/nginx-access.log" ;;
         modeld) export CUSTOM_NAME=modeld-w1 CUSTOM_CMD=$MODELD_CMD ;;
+        modeld-base) export CUSTOM_NAME=modeld-base-w1 CUSTOM_CMD=${MODELD_CMD/#$BIN\/modeld/$BASE_BIN} ;;
       esac
       start_peer "$s" "$RESULTS_DIR/latency-$STAMP-$peer.log" || die "$peer did not start"
       url="http://127.0.0.1:$(peer_port "$s")/latest?sdk=2.3"
@@ -198,8 +212,8 @@ for line in open(sys.argv[1]):
 med = lambda s, c, k: statistics.median(rows[(s, c)][k])
 # modeld is compared with the nginx configured like it: nginx-w1-log when that peer ran (both
 # log every request), else nginx-w1 (neither logs). Spread = min-max over runs.
-servers = [s for s in ("nginx-w1", "nginx-w1-log", "modeld-w1") if (s, 50) in rows]
-ref = "nginx-w1-log" if "nginx-w1-log" in servers else "nginx-w1"
+servers = [s for s in ("nginx-w1", "nginx-w1-log", "modeld-w1", "modeld-base-w1") if (s, 50) in rows]
+ref = "nginx-w1-log" if "nginx-w1-log" in servers else ("nginx-w1" if "nginx-w1" in servers else servers[0])
 print(f"\n## Latency pass (medians over runs, [min-max]; ratio = server / {ref})\n")
 print("| conns | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s ratio | p99 ratio | p99.9 ratio |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -210,6 +224,9 @@ for c in (50, 256):
         r = [cell(s, c, "rps", 1, "{:,.0f}")] + [cell(s, c, k, 1e3, "{:.2f}") for k in ("p50_us", "p99_us", "p999_us")]
         ratios = [med(s, c, k) / med(ref, c, k) for k in ("rps", "p99_us", "p999_us")]
         print(f"| {c} | {s} | " + " | ".join(r) + " | " + " | ".join(f"{x:.2f}" for x in ratios) + " |")
+if "modeld-base-w1" in servers:
+    print("\nA/B (this checkout / AB_REV, medians): " + ", ".join(
+        f"c{c} req/s {med('modeld-w1', c, 'rps') / med('modeld-base-w1', c, 'rps'):.3f}x" for c in (50, 256)))
 print(f"\nraw: {sys.argv[1]}")
 PY
 fi

@@ -9,34 +9,53 @@
 # For each: bytes fetched (modeld-client `update --json`), wall time, and what `modelctl delta`
 # says the changed chunks are. Then chunking speed (chunkspeed.swift, -O) and, with BIG=1, the
 # client's peak RSS during a delta update of a 4 GiB file. Scratch in $SCRATCH, never the repo.
+# The sequence runs twice: on loopback, and through a LINK_MBIT (100) link (link-nginx.conf).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
 SCRATCH=${SCRATCH:-/tmp/modeld-bench-delta}
 PORT=${PORT:-18871}
-bash scripts/install-deps.sh curl time >/dev/null
+bash scripts/install-deps.sh curl time nginx >/dev/null
 
 for product in modeld modelctl modeld-client; do swift build -c release --product $product >/dev/null; done
 bin=$(swift build -c release --show-bin-path)
 
-rm -rf "$SCRATCH"; mkdir -p "$SCRATCH/models" "$SCRATCH/data" "$SCRATCH/w"
+rm -rf "$SCRATCH"; mkdir -p "$SCRATCH/w" "$SCRATCH/nginx"
 python3 Benchmarks/delta/synth.py "$SCRATCH/w"
-MODELD_ADMIN_TOKEN=bench MODELD_ACCESS_LOG=off "$bin/modeld" --listen 127.0.0.1:$PORT \
-  --models-dir "$SCRATCH/models" --data-dir "$SCRATCH/data" --public-base-url http://127.0.0.1:$PORT \
-  --instance-id bench >"$SCRATCH/modeld.log" 2>&1 &
-pid=$!
-trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+
+# The device's link: on loopback a full download runs at disk speed, so it is no yardstick for
+# a delta's time; the second pass sends everything through nginx with `limit_rate` at LINK_MBIT
+# (per connection: a delta's ranges, up to 4 at a time, get no more than 4x that).
+LINK_MBIT=${LINK_MBIT:-100}
+LINK_PORT=$((PORT + 1))
+sed -e "s|@SCRATCH@|$SCRATCH|g" -e "s|@PORT@|$PORT|g" -e "s|@LINK_PORT@|$LINK_PORT|g" \
+  -e "s|@RATE@|$((LINK_MBIT * 125000))|g" Benchmarks/delta/link-nginx.conf >"$SCRATCH/nginx/nginx.conf"
+nginx -p "$SCRATCH/nginx" -c "$SCRATCH/nginx/nginx.conf"
+pid=""
+stop_modeld() { [[ -z $pid ]] || { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=""; }; }
+trap 'stop_modeld; kill -TERM "$(cat "$SCRATCH/nginx/nginx.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
+# start_modeld BASE_URL: a fresh modeld (models, data) whose answers point at BASE_URL, which the
+# client also calls, and a fresh client cache
+start_modeld() {
+  stop_modeld
+  rm -rf "$SCRATCH/models" "$SCRATCH/data" "$SCRATCH/cache"; mkdir -p "$SCRATCH/models" "$SCRATCH/data"
+  client_url=$1
+  MODELD_ADMIN_TOKEN=bench MODELD_ACCESS_LOG=off "$bin/modeld" --listen 127.0.0.1:$PORT \
+    --models-dir "$SCRATCH/models" --data-dir "$SCRATCH/data" --public-base-url "$client_url" \
+    --instance-id bench >"$SCRATCH/modeld.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+}
 
 publish() { MODELD_ADMIN_TOKEN=bench "$bin/modelctl" publish "$1" --sdk-min 1.0 --server "http://127.0.0.1:$PORT" --json \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'; }
 update() {   # prints: seconds bytes_fetched peak_rss_MiB
-  /usr/bin/time -f '%e %M' -o "$SCRATCH/time" "$bin/modeld-client" --server "http://127.0.0.1:$PORT" --sdk 1.0 \
+  /usr/bin/time -f '%e %M' -o "$SCRATCH/time" "$bin/modeld-client" --server "$client_url" --sdk 1.0 \
     --cache "$SCRATCH/cache" --json update >"$SCRATCH/update.json"
   read -r wall rss <"$SCRATCH/time"
   echo "$wall $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bytes_fetched"])' "$SCRATCH/update.json") $((rss / 1024))"
 }
-method() { python3 - "$SCRATCH/cache/events" <<'PY'
+method() { python3 - "$SCRATCH/cache" <<'PY'
 import json, os, sys
 lines = [json.loads(l) for root, _, files in os.walk(sys.argv[1]) for f in sorted(files) if f.endswith(".jsonl")
          for l in open(os.path.join(root, f)) if l.strip()]
@@ -45,32 +64,36 @@ PY
 }
 
 size=$(stat -c %s "$SCRATCH/w/base.safetensors")
-echo "== files: $size bytes each (synthetic fp16, reference note §2); machine shared with other sessions: noisy"
-prev=$(publish "$SCRATCH/w/base.safetensors")
-read -r t_full b_full rss_full < <(update)
-echo "base   full:  ${t_full}s, fetched $b_full bytes, client peak RSS ${rss_full} MiB, method $(method)"
-for v in head shift tuned; do
-  id=$(publish "$SCRATCH/w/$v.safetensors")
-  plan=$("$bin/modelctl" delta "$prev" "$id" --json --models-dir "$SCRATCH/models")
-  read -r t b rss < <(update)
-  python3 - "$v" "$t" "$b" "$rss" "$t_full" "$size" "$plan" "$(method)" <<'PY'
+echo "== files: $size bytes each (synthetic fp16, reference note §2)"
+for link in loopback "$LINK_MBIT Mbit/s"; do
+  if [[ $link == loopback ]]; then start_modeld "http://127.0.0.1:$PORT"; else start_modeld "http://127.0.0.1:$LINK_PORT"; fi
+  echo "-- link: $link"
+  prev=$(publish "$SCRATCH/w/base.safetensors")
+  read -r t_full b_full rss_full < <(update)
+  echo "base   $(method) : ${t_full}s, fetched $b_full bytes, client peak RSS ${rss_full} MiB"
+  for v in head shift tuned; do
+    id=$(publish "$SCRATCH/w/$v.safetensors")
+    plan=$("$bin/modelctl" delta "$prev" "$id" --json --models-dir "$SCRATCH/models")
+    read -r t b rss < <(update)
+    python3 - "$v" "$t" "$b" "$rss" "$t_full" "$size" "$plan" "$(method)" <<'PY'
 import json, sys
 v, t, b, rss, tf, size, plan, method = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4], float(sys.argv[5]), int(sys.argv[6]), json.loads(sys.argv[7]), sys.argv[8]
 need = plan["bytes_to_fetch"]
 print(f"{v:6} {method:5}: {t:.2f}s ({t / tf:.1%} of the full download), fetched {b} bytes = {b / size:.2%} of the file, "
       f"{b / need if need else float('inf'):.2f}x the changed chunks ({need} bytes, {plan['requests']} requests), peak RSS {rss} MiB")
 PY
-  prev=$id
+    prev=$id
+  done
 done
 
 echo "== chunking speed (one core, page cache, best of 3)"
 debug=$(swift build -c release --show-bin-path)
 out=$SCRATCH/chunkspeed
-objects=$(find "$debug"/{Crypto,CCryptoBoringSSL,CCryptoBoringSSLShims,CryptoBoringWrapper}.build -name '*.o' 2>/dev/null)
+objects=$(find "$debug"/{Crypto,CCryptoBoringSSL,CCryptoBoringSSLShims,CryptoBoringWrapper,CXKCP,CXKCPShims}.build -name '*.o' 2>/dev/null)
 swiftc -O -parse-as-library -module-name ChunkList -emit-module -emit-module-path "$SCRATCH/ChunkList.swiftmodule" -wmo \
   -I "$debug/Modules" -Xcc "-fmodule-map-file=$(find .build/checkouts/swift-crypto -name module.modulemap -path '*CCryptoBoringSSL/include*' | head -1)" \
   -c Sources/ChunkList/*.swift -o "$SCRATCH/ChunkList.o"
-swiftc -O -parse-as-library -I "$SCRATCH" -I "$debug/Modules" Benchmarks/delta/chunkspeed.swift "$SCRATCH/ChunkList.o" $objects -o "$out" 2>&1 | grep -v warning || true
+swiftc -O -parse-as-library -I "$SCRATCH" -I "$debug/Modules" Benchmarks/delta/chunkspeed.swift "$SCRATCH/ChunkList.o" $objects -lstdc++ -o "$out" 2>&1 | grep -v warning || true
 "$out" "$SCRATCH/w/base.safetensors"
 
 if [[ ${BIG:-0} == 1 ]]; then
@@ -78,7 +101,7 @@ if [[ ${BIG:-0} == 1 ]]; then
   head -c $((4 << 30)) /dev/urandom >"$SCRATCH/w/big1.bin"
   cp "$SCRATCH/w/big1.bin" "$SCRATCH/w/big2.bin"
   head -c $((40 << 20)) /dev/urandom | dd of="$SCRATCH/w/big2.bin" bs=1M seek=2000 conv=notrunc status=none
-  rm -rf "$SCRATCH/cache"; publish "$SCRATCH/w/big1.bin" >/dev/null; update >/dev/null
+  start_modeld "http://127.0.0.1:$PORT"; publish "$SCRATCH/w/big1.bin" >/dev/null; update >/dev/null
   publish "$SCRATCH/w/big2.bin" >/dev/null
   read -r t b rss < <(update)
   echo "4 GiB $(method): ${t}s, fetched $b bytes, client peak RSS ${rss} MiB"

@@ -1,31 +1,25 @@
 import DurableFiles
 
-/// Where segments live (SPEC §5): `<root>/<YYYY-MM-DD>/<instance>-<NNNNNN>.jsonl`, the lock at
-/// `<root>/<instance>.lock`, each sealed segment's index beside it as `<segment>.idx`.
-/// NNNNNN grows per instance across days, so a segment name is unique without its day.
-struct SegmentLayout {
+/// Where segments live (SPEC §5): `<root>/<YYYY-MM-DD>/<instance>-<NNNNNN>.jsonl` (SegmentName),
+/// the lock at `<root>/<instance>.lock`, each sealed segment's index beside it as `<segment>.idx`.
+public struct SegmentLayout: Sendable {
     let root: String
     let instance: String
 
-    var lockPath: String { "\(root)/\(instance).lock" }
-    func dayDirectory(_ day: String) -> String { "\(root)/\(day)" }
-    func segmentPath(day: String, number: Int) -> String { "\(root)/\(day)/\(segmentName(number))" }
-
-    func segmentName(_ number: Int) -> String {
-        let digits = String(number)
-        return "\(instance)-\(String(repeating: "0", count: max(0, 6 - digits.count)))\(digits).jsonl"
+    public init(root: String, instance: String) {
+        self.root = root
+        self.instance = instance
     }
 
-    /// The segment number when `name` is one of this instance's segments.
-    func ownSegmentNumber(_ name: String) -> Int? {
-        guard name.hasPrefix(instance + "-"), name.hasSuffix(".jsonl") else { return nil }
-        let digits = name.dropFirst(instance.count + 1).dropLast(6)
-        guard digits.count >= 6, digits.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
-        return Int(digits)
+    /// Held (an OFD lock) by the running writer of `instance`: `events ship` probes it.
+    public var lockPath: String { "\(root)/\(instance).lock" }
+    func dayDirectory(_ day: String) -> String { "\(root)/\(day)" }
+    func segmentPath(day: String, number: Int) -> String {
+        "\(root)/\(SegmentName(day: day, instance: instance, number: number).relativePath)"
     }
 
     /// Day directories under `root`, oldest first.
-    static func days(in root: String) -> [String] {
+    public static func days(in root: String) -> [String] {
         (DurableFile.entries(of: root) ?? []).filter { Timestamp.parseDay($0) != nil }.sorted()
     }
 

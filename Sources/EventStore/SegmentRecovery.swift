@@ -22,8 +22,8 @@ enum SegmentRecovery {
             let dir = layout.dayDirectory(day)
             let names = Set(DurableFile.entries(of: dir) ?? [])
             for name in names {
-                if let number = layout.ownSegmentNumber(name) {
-                    next = max(next, number + 1)
+                if let segment = SegmentName(day: day, fileName: name), segment.instance == layout.instance {
+                    next = max(next, segment.number + 1)
                     if !names.contains(name + ".idx") {
                         if try seal(path: "\(dir)/\(name)") { repaired.append("\(dir)/\(name)") }
                     }

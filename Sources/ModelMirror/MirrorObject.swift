@@ -110,14 +110,14 @@ extension MirrorObject {
     /// Every JSON name the mirror reads under models/, given a directory listing (`list(dir)`
     /// answers the entry names of `dir` relative to models/, empty when absent): the details
     /// pointers, `details/<N>.json`, `rules/<channel>.sig.json` and `rules/<channel>/<N>.json`.
-    public static func jsonNames(list: (String) -> [String]) -> [String] {
+    public static func jsonNames<E: Error>(list: (String) throws(E) -> [String]) throws(E) -> [String] {
         var names = pointerNames
-        names += list("details").filter { snapshotNumber("details/" + $0) != nil }.map { "details/" + $0 }
-        for entry in list("rules").sorted() {
+        names += try list("details").filter { snapshotNumber("details/" + $0) != nil }.map { "details/" + $0 }
+        for entry in try list("rules").sorted() {
             if isRulesPointer("rules/" + entry) {
                 names.append("rules/" + entry)
             } else if NameRule.matches(entry) {
-                names += list("rules/" + entry).filter { snapshotNumber("rules/\(entry)/\($0)") != nil }.sorted().map { "rules/\(entry)/\($0)" }
+                names += try list("rules/" + entry).filter { snapshotNumber("rules/\(entry)/\($0)") != nil }.sorted().map { "rules/\(entry)/\($0)" }
             }
         }
         return names

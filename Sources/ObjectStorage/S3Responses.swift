@@ -3,6 +3,12 @@ public struct ListedObject: Sendable, Equatable {
     public let key: String
     public let size: Int64
     public let etag: String?
+
+    public init(key: String, size: Int64, etag: String?) {
+        self.key = key
+        self.size = size
+        self.etag = etag
+    }
 }
 
 /// A ListObjectsV2 page; `nextContinuationToken` is set while the listing is truncated.
@@ -17,6 +23,12 @@ public struct PartListPage: Sendable, Equatable {
         public let partNumber: Int
         public let etag: String
         public let size: Int64
+
+        public init(partNumber: Int, etag: String, size: Int64) {
+            self.partNumber = partNumber
+            self.etag = etag
+            self.size = size
+        }
     }
     public let parts: [Part]
     public let nextPartNumberMarker: Int?

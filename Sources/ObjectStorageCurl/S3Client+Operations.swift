@@ -9,6 +9,14 @@ public struct ObjectHead: Sendable, Equatable {
     public let etag: String?
     public let contentType: String?
     public let cacheControl: String?
+
+    public init(size: Int64, sha256: String?, etag: String? = nil, contentType: String? = nil, cacheControl: String? = nil) {
+        self.size = size
+        self.sha256 = sha256
+        self.etag = etag
+        self.contentType = contentType
+        self.cacheControl = cacheControl
+    }
 }
 
 extension S3Client {

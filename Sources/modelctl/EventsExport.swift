@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventShipping
 import EventStore
 import Foundation
 
@@ -32,7 +33,9 @@ struct EventsExport: ParsableCommand {
             case (let dataDir?, nil): directory = try EventsCommand.directory(dataDir: dataDir)
             case (nil, let from?):
                 let (client, prefix) = try connection.client(for: from, flag: "--from")
-                directory = try ShippedSegments.download(client: client, prefix: prefix, since: since, until: until)
+                do throws(ShipFailure) { directory = try ShippedSegments.download(bucket: client, prefix: prefix, since: since, until: until) } catch {
+                    throw CLIFailure(error.message)
+                }
             default: throw CLIFailure("give exactly one of --data-dir and --from", exitCode: 2)
             }
             // Best-effort cleanup of our scratch copy; the export's own outcome is what counts.

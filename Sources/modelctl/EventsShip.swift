@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventShipping
 import Foundation
 
 /// `modelctl events ship` (SPEC §9.1): sealed event segments to object storage, each once.
@@ -23,12 +24,14 @@ struct EventsShip: ParsableCommand {
         try failing {
             _ = try EventsCommand.directory(dataDir: dataDir)
             let (client, prefix) = try storage.client()
-            let shipper = EventShipper(client: client, prefix: prefix, dataDir: dataDir)
-            guard watch else { return try report(shipper.run()) }
+            let shipper = EventShipper(bucket: client, prefix: prefix, dataDir: dataDir)
+            guard watch else {
+                do throws(ShipFailure) { return report(try shipper.run()) } catch { throw CLIFailure(error.message) }
+            }
             while true {
                 // A failed pass (bucket down, disk error) is reported and tried again next time:
                 // the ledger only records finished uploads, so nothing is skipped.
-                do { try report(shipper.run()) } catch let failure as CLIFailure { printError("modelctl: \(failure.message)") }
+                do throws(ShipFailure) { report(try shipper.run()) } catch { printError("modelctl: \(error.message)") }
                 sleep(UInt32(interval))
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BucketMirror
 import EgressCost
 import Foundation
 import ModelCatalog
@@ -43,18 +44,22 @@ struct MirrorCommand: ParsableCommand {
             let (client, prefix) = try storage.client()
             let mirror = MirrorRunner(client: client, modelsDir: modelsDir, prefix: prefix, pointerMaxAge: try resolvedMaxAge(),
                                       multipartThreshold: try size(multipartThreshold, "--multipart-threshold"),
-                                      partSize: try partSize.map { try size($0, "--part-size") }, concurrency: concurrency)
+                                      partSize: try partSize.map { try size($0, "--part-size") }, concurrency: concurrency,
+                                      progress: { ProgressBar.forTerminal(total: $0) },  // a line per batch, on a terminal only
+                                      notice: { printError("modelctl: " + $0) })
             if watch {
-                MirrorWatch(modelsDir: modelsDir).run { () throws(CLIFailure) in try pass(mirror) }
+                MirrorWatch(modelsDir: modelsDir).run(pass: { () throws(MirrorFailure) in try pass(mirror) }) { error, wait in
+                    printError("modelctl: \(error.message) (mirror retries in \(wait))")
+                }
             }
-            try pass(mirror)
+            do throws(MirrorFailure) { try pass(mirror) } catch { throw CLIFailure(error.message, exitCode: error.isUsage ? 2 : 1) }
         }
     }
 
     /// One mirror run: plan, then (unless --dry-run) upload and delete, then the summary on
     /// stdout. Returns when the next garbage-collected file falls due for deletion.
     @discardableResult
-    private func pass(_ mirror: MirrorRunner) throws(CLIFailure) -> Int64? {
+    private func pass(_ mirror: MirrorRunner) throws(MirrorFailure) -> Int64? {
         let pass = try mirror.plan()
         if dryRun {
             for line in pass.uploads.lines { print(line) }

@@ -186,7 +186,8 @@ import TestRandomness
         let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
         _ = try fx.publish(try fx.randomFile())
         let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[10,50],"goal":"prove","max_seconds":2,"min_stage_seconds":1,"min_clients_per_arm":100,"tuning_clients":1000}"#
-        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        // A fixed id, as in the A/A test: seeded outcomes and the same arms every run.
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON, "--id", "5b2e9c14-7f3a-4d6b-a8e1-2c4f6a8b0d13"])["id"] as? String)
         _ = try simulate(fx, challenger: challenger, clients: 1_000) { _ in 0.3 }
         var release: [String: Any]?
         let ended = try ModeldServer.eventually(within: 30) {
@@ -202,7 +203,8 @@ import TestRandomness
         let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
         _ = try fx.publish(try fx.randomFile())
         let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_stage_seconds":3600,"min_clients_per_arm":100,"tuning_clients":1000}"#
-        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        // A fixed id, as in the A/A test: seeded outcomes and the same arms every run.
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON, "--id", "8d1f4a27-3c5e-4b9a-9f2d-6e8a0c2b4f57"])["id"] as? String)
         _ = try simulate(fx, challenger: challenger, dropsReport: { i, onChallenger in onChallenger && i % 2 == 0 }) { _ in 0.3 }
         var release: [String: Any]?
         let flagged = try ModeldServer.eventually(within: 30) {

@@ -1,56 +1,71 @@
+import BucketMirror
 import Foundation
 import Testing
 
-/// The mirror journal survives a crash mid-write (issue 19 item 3): modelctl's MirrorJournal
-/// writes every entry through DurableFile.replace; a real process doing exactly that is
-/// SIGKILLed at random points, again and again, and the file is always one whole version —
-/// the last one or the one before — never a torn mix. (SIGKILL tests the temp-file-and-rename
-/// half of SPEC §2's rule; the fsyncs are what make it hold across power loss as well.)
+/// The mirror journal survives a crash mid-write (issue 19): a real process writing the journal
+/// through MirrorJournal — an upload entry and the deletion schedule, version after version — is
+/// SIGKILLed at random points, again and again, and MirrorJournal then loads one whole version
+/// of each, the last one or the one before, never a torn mix. (SIGKILL tests the
+/// temp-file-and-rename half of SPEC §2's rule; the fsyncs make it hold across power loss too.)
 @Suite struct MirrorJournalCrashTests {
-    /// The version of a whole file; nil (with an issue recorded) for a torn one.
-    private func version(_ path: String) -> Int? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let version = object["version"] as? Int, object["end"] as? Int == version,
-              (object["pad"] as? String)?.utf8.count == 256 * 1024 else {
-            Issue.record("torn journal: \(data.count) bytes: \(String(decoding: data.prefix(60), as: UTF8.self))…")
+    static let key = "models/big.onnx"
+
+    /// The versions the journal loads as (entry, schedule); nil (with an issue recorded) when
+    /// either file is there but does not load whole.
+    private func versions(_ journal: MirrorJournal) -> (entry: Int64, schedule: Int64)? {
+        let entryFile = (try? FileManager.default.contentsOfDirectory(atPath: journal.directory))?.first { !$0.hasPrefix(".") }
+        guard let entry = journal.entry(for: Self.key) else {
+            if let entryFile { Issue.record("torn journal entry \(entryFile)") }
+            return entryFile == nil ? (0, 0) : nil
+        }
+        guard entry.size == entry.part_size, entry.upload_id.hasPrefix("v\(entry.size)-"), entry.upload_id.utf8.count > 256 * 1024 else {
+            Issue.record("mixed journal entry: size \(entry.size), part_size \(entry.part_size), \(entry.upload_id.prefix(20))…")
             return nil
         }
-        return version
+        do {
+            let schedule = try journal.deletions()
+            return (entry.size, schedule.pending["models/old.onnx"] ?? 0)
+        } catch {
+            Issue.record("torn deletion schedule: \(error)")
+            return nil
+        }
     }
 
-    @Test func journalRewrite_SIGKILLedMidWrite_isAlwaysWhole() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("journal-crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("upload.json").path
-        var last = 0
+    @Test func journalRewrite_SIGKILLedMidWrite_alwaysLoadsWhole() throws {
+        let models = FileManager.default.temporaryDirectory.appendingPathComponent("journal-crash-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: models, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: models) }
+        let journal = MirrorJournal(modelsDir: models)
+        var last: (entry: Int64, schedule: Int64) = (0, 0)
         var kills = 0
         let deadline = Date().addingTimeInterval(30)
         while kills < 40 && Date() < deadline {
             let writer = Process()
-            writer.executableURL = TestBinaries.durableReplaceLoop
-            writer.arguments = [path]
+            writer.executableURL = TestBinaries.mirrorJournalLoop
+            writer.arguments = [models]
             try writer.run()
             // Killed only once it has written past the last version seen: every round crashes a
             // process that is rewriting a journal that exists.
-            let advanced = ModeldServer.eventually(within: 10) {
-                FileManager.default.fileExists(atPath: path) && (version(path) ?? -1) > last
-            }
+            let advanced = ModeldServer.eventually(within: 10) { (versions(journal)?.entry ?? -1) > last.entry }
             // A random point in the next write cycles (the kill point, not a synchronisation).
             usleep(UInt32.random(in: 0..<20_000))
             kill(writer.processIdentifier, SIGKILL)
             writer.waitUntilExit()
             #expect(advanced, "the writer made no progress")
             #expect(writer.terminationReason == .uncaughtSignal, "the writer exited by itself: \(writer.terminationStatus)")
-            guard let now = version(path) else { break }
-            #expect(now >= last)
+            guard let now = versions(journal) else { break }
+            // Each file is the old version or a newer one; the schedule is written after the entry.
+            #expect(now.entry >= last.entry && now.schedule >= last.schedule)
+            #expect(now.schedule <= now.entry)
             last = now
             kills += 1
         }
         #expect(kills >= 10, "only \(kills) kills in 30 s")
-        // The temp files of killed writers are all that is left besides the journal.
-        let others = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0 != "upload.json" }
-        #expect(others.allSatisfy { $0.hasPrefix(".upload.json.tmp-") }, "\(others)")
+        // The temp files of killed writers are all that is left besides the journal's two files.
+        let uploads = try FileManager.default.contentsOfDirectory(atPath: journal.directory)
+        #expect(uploads.filter { !$0.hasPrefix(".") }.count == 1)
+        #expect(uploads.filter { $0.hasPrefix(".") }.allSatisfy { $0.contains(".json.tmp-") }, "\(uploads)")
+        let mirror = try FileManager.default.contentsOfDirectory(atPath: models + "/.mirror")
+        #expect(mirror.allSatisfy { $0 == "uploads" || $0 == "deletions.json" || $0.hasPrefix(".deletions.json.tmp-") }, "\(mirror)")
     }
 }

@@ -9,5 +9,5 @@ enum TestBinaries {
     static var modelctl: URL { productsDirectory.appendingPathComponent("modelctl") }
     static var modeld: URL { productsDirectory.appendingPathComponent("modeld") }
     static var modeldClient: URL { productsDirectory.appendingPathComponent("modeld-client") }
-    static var durableReplaceLoop: URL { productsDirectory.appendingPathComponent("durable-replace-loop") }
+    static var mirrorJournalLoop: URL { productsDirectory.appendingPathComponent("mirror-journal-loop") }
 }

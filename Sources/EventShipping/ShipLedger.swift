@@ -15,28 +15,34 @@ struct ShipLedger {
     let path: String
     private(set) var shipped: Set<String> = []
 
-    /// Reads the ledger; a line that does not parse (a torn last append) is ignored, so its
-    /// segment ships again (a no-op on the bucket).
-    init(path: String) throws(CLIFailure) {
+    /// Reads the ledger (none yet when the file does not exist).
+    init(path: String) throws(ShipFailure) {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("cannot read \(path)") }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch CocoaError.fileReadNoSuchFile {
+            return
+        } catch {
+            throw ShipFailure("cannot read \(path): \(error.localizedDescription)")
+        }
         for line in data.split(separator: 0x0A) {
+            // A line that does not parse (a torn last append) is skipped: its segment ships
+            // again, which `If-None-Match: *` and the HEAD check turn into a confirmed no-op.
             if let entry = try? JSONDecoder().decode(Entry.self, from: line) { shipped.insert(entry.segment) }
         }
     }
 
-    mutating func record(_ entry: Entry) throws(CLIFailure) {
+    mutating func record(_ entry: Entry) throws(ShipFailure) {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CLIFailure("cannot open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ShipFailure("cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(entry) else { throw CLIFailure("cannot encode ledger entry") }
+        var line: Data
+        do { line = try encoder.encode(entry) } catch { throw ShipFailure("cannot encode the ledger entry of \(entry.segment): \(error)") }
         line.append(0x0A)
         let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == line.count, fsync(fd) == 0 else {
-            throw CLIFailure("cannot append to \(path): \(String(cString: strerror(errno)))")
+            throw ShipFailure("cannot append to \(path): \(String(cString: strerror(errno)))")
         }
         shipped.insert(entry.segment)
     }

@@ -1,0 +1,95 @@
+import CZlib
+import Foundation
+
+/// Streaming gzip between files and memory for `events ship` / `export --from`: a 64 MiB
+/// segment passes through 1 MiB buffers instead of being held whole, compressed or not.
+enum GzipFile {
+    /// Compresses the first `length` bytes of `source` into a new file `destination` and
+    /// returns the size of what it wrote.
+    static func compress(_ source: String, length: Int, to destination: String) throws(ShipFailure) -> Int64 {
+        guard let input = FileHandle(forReadingAtPath: source) else { throw ShipFailure("cannot open \(source)") }
+        // Closing a file only read from cannot lose data.
+        defer { try? input.close() }
+        var stream = z_stream()
+        // Level 6: zlib's default trade-off; segments compress ~10x either way.
+        guard deflateInit2_(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
+                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { throw ShipFailure("zlib: deflateInit failed") }
+        defer { deflateEnd(&stream) }
+        return try writing(destination) { (output) throws(ShipFailure) in
+            var remaining = length
+            var written: Int64 = 0
+            repeat {
+                let chunk: [UInt8]
+                do { chunk = [UInt8](try input.read(upToCount: min(remaining, 1 << 20)) ?? Data()) } catch {
+                    throw ShipFailure("reading \(source): \(error.localizedDescription)")
+                }
+                remaining -= chunk.count
+                if chunk.isEmpty && remaining > 0 { throw ShipFailure("\(source) shrank while it was read") }
+                let finish = remaining == 0
+                written += try pump(&stream, chunk, to: output, destination) { deflate(&$0, finish ? Z_FINISH : Z_NO_FLUSH) }.written
+                if finish { return written }
+            } while true
+        }
+    }
+
+    /// Inflates gzip `data` into a new file `destination`.
+    static func decompress(_ data: [UInt8], to destination: String) throws(ShipFailure) {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw ShipFailure("zlib: inflateInit failed")
+        }
+        defer { inflateEnd(&stream) }
+        let rc = try writing(destination) { (output) throws(ShipFailure) in try pump(&stream, data, to: output, destination) { inflate(&$0, Z_NO_FLUSH) }.rc }
+        guard rc == Z_STREAM_END else { throw ShipFailure("\(destination): truncated or corrupt gzip data") }
+    }
+
+    /// Creates `path`, runs `body` with it, and closes it, reporting a failed close (a lost write).
+    private static func writing<T>(_ path: String, _ body: (FileHandle) throws(ShipFailure) -> T) throws(ShipFailure) -> T {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let output = FileHandle(forWritingAtPath: path) else { throw ShipFailure("cannot create \(path)") }
+        let result: T
+        do { result = try body(output) } catch {
+            // Already failing: that error is the one to report.
+            try? output.close()
+            throw error
+        }
+        do { try output.close() } catch { throw ShipFailure("writing \(path): \(error.localizedDescription)") }
+        return result
+    }
+
+    /// Feeds `input` through `step` until it is consumed and the output buffer is not filled,
+    /// writing what comes out; returns the last zlib code and the bytes written.
+    private static func pump(_ stream: inout z_stream, _ input: [UInt8], to output: FileHandle, _ path: String,
+                             _ step: (inout z_stream) -> Int32) throws(ShipFailure) -> (rc: Int32, written: Int64) {
+        var out = [UInt8](repeating: 0, count: 1 << 20)
+        var rc: Int32 = Z_OK
+        var written: Int64 = 0
+        var failure: ShipFailure?
+        input.withUnsafeBufferPointer { inBuf in
+            stream.next_in = UnsafeMutablePointer(mutating: inBuf.baseAddress)
+            stream.avail_in = UInt32(inBuf.count)
+            repeat {
+                let produced = out.withUnsafeMutableBufferPointer { outBuf -> Int in
+                    stream.next_out = outBuf.baseAddress
+                    stream.avail_out = UInt32(outBuf.count)
+                    rc = step(&stream)
+                    return outBuf.count - Int(stream.avail_out)
+                }
+                guard rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR else {
+                    failure = ShipFailure("zlib error \(rc)")
+                    return
+                }
+                if produced > 0 {
+                    do { try output.write(contentsOf: out[..<produced]) } catch {
+                        failure = ShipFailure("writing \(path): \(error.localizedDescription)")
+                        return
+                    }
+                    written += Int64(produced)
+                }
+                if rc == Z_STREAM_END || (stream.avail_in == 0 && produced < out.count) { return }
+            } while true
+        }
+        if let failure { throw failure }
+        return (rc, written)
+    }
+}
