@@ -1,12 +1,6 @@
 import Foundation
 
-/// Where a release's chunk list is and what it must be (SPEC §14): `"chunks":{"url","sha256","size"}`
-/// of the §4.1 document, covered by its signature.
-public struct ChunkListReference: Codable, Sendable, Equatable {
-    public var url: String
-    public var sha256: String
-    public var size: Int64
-
+extension ChunkListReference {
     func validate(release id: String) throws {
         guard sha256.count == 64, sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
             throw ModeldClientError.verification("release \(id): chunks.sha256 is not 64 lowercase hex")

@@ -17,6 +17,7 @@ struct DeltaFallback: Error, CustomStringConvertible {
 /// checked against its SHA-256 before it is written, then the whole file against the release.
 /// Progress is made durable every `checkpointInterval` fetched bytes (`DeltaCheckpoint`), so a
 /// crash re-fetches at most that plus the chunks in flight. Never touches the installed models.
+/// Reports `downloading` as bytes fetched of the bytes the plan must fetch, then `verifying`.
 struct DeltaDownloader {
     static let maxInFlight = 4
     static let checkpointInterval: Int64 = 2 << 20
@@ -29,6 +30,7 @@ struct DeltaDownloader {
 
     let transport: any HTTPTransport
     let directory: URL
+    var progress: ProgressBroadcaster?
 
     func fileURL(_ release: Release) -> URL { directory.appendingPathComponent("\(release.id).delta") }
 
@@ -42,11 +44,12 @@ struct DeltaDownloader {
         defer { output.close() }
         let progress = DeltaProgress(
             output: output, checkpoint: resumed ?? DeltaCheckpoint(release: release, list: listSHA256, chunks: target.chunks.count),
-            file: checkpoints)
+            file: checkpoints, broadcaster: self.progress)
         do {
             let plan = DeltaPlan(target: target, sources: sources.map(\.list), done: progress.done)
             let available = try DiskIO.availableBytes(at: directory)
             if resumed == nil, available < plan.bytesToFetch { throw ModeldClientError.insufficientStorage(needed: plan.bytesToFetch, available: available) }
+            progress.startReporting(toFetch: plan.bytesToFetch)
             try copy(plan.copies, target: target, sources: sources, into: output, progress: progress)
             try progress.checkpoint()
             let offsets = target.offsets
@@ -67,6 +70,7 @@ struct DeltaDownloader {
                 }
             }
             try progress.checkpoint()
+            self.progress?.report(.verifying)
             try output.verify(sha256: release.sha256)
             checkpoints.remove()
             return (file, progress.fetched)
@@ -172,26 +176,54 @@ final class DeltaOutput: Sendable {
 
 /// Which chunks are in place and how much was fetched, shared by the concurrent range sinks;
 /// made durable (data fsynced first, then the record) every `checkpointInterval` fetched bytes.
+/// Reports `downloading(bytes: fetched, total: fetched before + to fetch)` to `broadcaster`,
+/// under the lock (so in order) and at most once per `reportInterval`, as a full download does.
 final class DeltaProgress: Sendable {
+    static let reportInterval: Int64 = 1 << 20
+
     private struct State {
         var checkpoint: DeltaCheckpoint
         var sinceCheckpoint: Int64 = 0
+        /// Bytes fetched when the plan's fetches end (by earlier runs too); nil until planned.
+        var total: Int64?
+        var reported: Int64 = 0
     }
 
     private let output: DeltaOutput
     private let file: DeltaCheckpoint.File
+    private let broadcaster: ProgressBroadcaster?
     private let state: Locked<State>
 
-    init(output: DeltaOutput, checkpoint: DeltaCheckpoint, file: DeltaCheckpoint.File) {
+    init(output: DeltaOutput, checkpoint: DeltaCheckpoint, file: DeltaCheckpoint.File, broadcaster: ProgressBroadcaster?) {
         self.output = output
         self.file = file
+        self.broadcaster = broadcaster
         state = Locked(State(checkpoint: checkpoint))
     }
 
     var done: Set<Int> { state.withLock { $0.checkpoint.doneChunks } }
     var fetched: Int64 { state.withLock { $0.checkpoint.fetched } }
 
-    func received(_ count: Int) { state.withLock { $0.checkpoint.fetched += Int64(count) } }
+    /// The plan is made: `toFetch` more bytes to go (a resumed build counts what it had).
+    func startReporting(toFetch: Int64) {
+        state.withLock { s in
+            s.total = s.checkpoint.fetched + toFetch
+            report(&s)
+        }
+    }
+
+    func received(_ count: Int) {
+        state.withLock { s in
+            s.checkpoint.fetched += Int64(count)
+            if s.checkpoint.fetched - s.reported >= Self.reportInterval || s.checkpoint.fetched == s.total { report(&s) }
+        }
+    }
+
+    private func report(_ s: inout State) {
+        guard let total = s.total else { return }
+        s.reported = s.checkpoint.fetched
+        broadcaster?.report(.downloading(bytes: s.checkpoint.fetched, total: total))
+    }
 
     /// Chunk `index` is written (`length` of it fetched, 0 when copied).
     func chunkDone(_ index: Int, length: Int) throws {

@@ -6,8 +6,6 @@ import Foundation
 /// delta failure, once) by the resumable full download. Also fetches and verifies the
 /// release's chunk list, which the install keeps for the next update.
 struct ModelFetcher {
-    enum Method: String, Sendable { case delta, full }
-
     struct Fetched {
         let file: URL
         /// The verified `.chunks` bytes to keep with the installed model (nil: none published,
@@ -15,7 +13,7 @@ struct ModelFetcher {
         let chunkList: [UInt8]?
         /// Every body byte received for this release: chunk list, ranges, full download.
         let bytesFetched: Int64
-        let method: Method
+        let method: FetchMethod
     }
 
     /// A delta must reuse at least this share of the file: below it the ranges save little and
@@ -24,7 +22,7 @@ struct ModelFetcher {
 
     let transport: any HTTPTransport
     let directory: URL
-    /// Sees a full download's `downloading` and `verifying` (a delta reports neither).
+    /// Sees `downloading` and `verifying` of the delta build or the full download.
     var progress: ProgressBroadcaster?
 
     private func noDeltaMarker(_ release: Release) -> URL { directory.appendingPathComponent("\(release.id).nodelta") }
@@ -46,7 +44,7 @@ struct ModelFetcher {
             let plan = DeltaPlan(target: target, sources: sources.map(\.list))
             if Double(plan.bytesReused) >= Self.minimumReuse * Double(target.fileSize) {
                 do {
-                    let built = try await DeltaDownloader(transport: transport, directory: directory)
+                    let built = try await DeltaDownloader(transport: transport, directory: directory, progress: progress)
                         .build(release, target: target, listSHA256: reference.sha256, sources: sources)
                     return Fetched(file: built.file, chunkList: listBytes, bytesFetched: fetched + built.bytesFetched, method: .delta)
                 } catch let fallback as DeltaFallback {

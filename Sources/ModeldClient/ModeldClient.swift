@@ -24,6 +24,8 @@ public actor ModeldClient {
     private let fileTransport: any HTTPTransport
     private let progress = ProgressBroadcaster()
     private let verifier: any MetadataVerifier
+    /// Rules mode's pointer, snapshot and decoded rules, kept across checks (nil in other modes).
+    private let rules: RulesSource?
     private let lock: Int32
     var state: CacheState
     /// Whether this instance counted its launch (once per process, LaunchHealth).
@@ -31,10 +33,10 @@ public actor ModeldClient {
     private var checkInFlight: SharedFlight<CheckResult>?
     private var updateInFlight: SharedFlight<UpdateResult>?
     var downloadsInFlight: [String: SharedFlight<InstalledModel>] = [:]
-    /// Body bytes the last install of each release fetched (`update --json`'s `bytes_fetched`).
-    private var bytesFetched: [String: Int64] = [:]
-    /// The server's `Retry-After` of the failure being handled.
-    private var retryAfter: TimeInterval?
+    /// What the last install of each release fetched, and how (`update --json`'s `bytes_fetched`).
+    private var fetches: [String: (bytes: Int64, method: FetchMethod)] = [:]
+    /// The server's `Retry-After` header of the failure being handled.
+    private var retryAfter: String?
 
     /// Opens (or creates) the cache and this channel's part of it, and rolls back a model whose
     /// launches crash-looped (``CrashLoopRule``).
@@ -51,6 +53,12 @@ public actor ModeldClient {
         store = opened.store
         self.lock = opened.lock
         events = EventQueue(directory: store.events, limit: configuration.maxQueuedEvents)
+        if case .rules(let base) = configuration.source {
+            rules = RulesSource(base: base, rules: RulesVerifier(channel: configuration.channel, verifier: verifier), transport: transport,
+                                cacheFile: store.root.appendingPathComponent("rules").appendingPathComponent("\(configuration.channel).json"))
+        } else {
+            rules = nil
+        }
         do {
             state = try store.loadState(clientID: configuration.clientID ?? opened.identity, configured: configuration.clientID != nil)
             if let active = state.active, state.launchHealth.shouldRollBack(configuration.crashLoop) {
@@ -77,6 +85,9 @@ public actor ModeldClient {
     public func activeModel() -> InstalledModel? {
         state.active.flatMap(store.installed) ?? configuration.bundledModel?.installed(channel: configuration.channel, sdkVersion: configuration.sdkVersion)
     }
+
+    /// Rules snapshots decoded by this client: once per verified snapshot, not once per check.
+    var rulesSnapshotDecodes: Int { rules?.snapshotDecodes ?? 0 }
 
     /// The highest catalog version a verified answer carried.
     public var highestCatalog: Int64? { state.highestCatalog }
@@ -144,7 +155,8 @@ public actor ModeldClient {
             return UpdateResult(status: .available, active: activeModel(), catalog: found.catalog)
         case .available:
             let model = try await download(found.release!)
-            return UpdateResult(status: .updated, active: model, catalog: found.catalog, bytesFetched: bytesFetched[model.id] ?? 0)
+            let fetch = fetches[model.id]
+            return UpdateResult(status: .updated, active: model, catalog: found.catalog, bytesFetched: fetch?.bytes ?? 0, method: fetch?.method)
         }
     }
 
@@ -192,7 +204,7 @@ public actor ModeldClient {
         state.launchHealth.apply(.installed)
         try store.save(state)
         configuration.afterInstallStep?(.activated)
-        bytesFetched[release.id] = fetched.bytesFetched
+        fetches[release.id] = (fetched.bytesFetched, fetched.method)
         // The model is installed and active; an event queue that cannot take the activation
         // event must not undo that (the event is telemetry, the install is the contract).
         try? events.record(OutcomeEvent(name: "model_activated", modelID: release.id, outcome: "activated", props: [
@@ -212,7 +224,7 @@ public actor ModeldClient {
             switch configuration.source {
             case .server(let base): result = try await checkServer(base, now: now, sendEvents: true)
             case .staticFile(let url): result = try await checkStatic(url, now: now)
-            case .rules(let url): result = try await checkRules(url, now: now)
+            case .rules: result = try await checkRules(rules!, now: now)   // set by init in rules mode
             }
             state.failures = 0
             state.notBefore = nil
@@ -222,9 +234,12 @@ public actor ModeldClient {
             switch error {
             case .network, .server, .verification:
                 state.failures += 1
+                // From when the failure arrived, not when the check began: Retry-After counts
+                // from the response (RFC 9110 §10.2.3), however long the request took.
+                let failedAt = Date()
                 let delay = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
-                    .delay(failures: state.failures, retryAfter: retryAfter) { .random(in: $0) }
-                state.notBefore = now.addingTimeInterval(delay)
+                    .delay(failures: state.failures, retryAfter: Backoff.retryAfter(retryAfter, now: failedAt)) { .random(in: $0) }
+                state.notBefore = failedAt.addingTimeInterval(delay)
                 try? store.save(state)  // the check's own error is reported; the back-off then lasts this process only
             default: break
             }
@@ -266,7 +281,7 @@ public actor ModeldClient {
             state.lastBody = nil
             return CheckResult(status: .noModel, release: nil, catalog: nil)
         default:
-            retryAfter = Backoff.retryAfter(answer.header("Retry-After"), now: now)
+            retryAfter = answer.header("Retry-After")
             throw answer.asError()
         }
     }
@@ -278,7 +293,7 @@ public actor ModeldClient {
             : location.appendingPathComponent("latest_model_details.sig.json")
         let pointerAnswer = try await transport.send(HTTPRequest(url: pointerURL))
         guard pointerAnswer.status == 200 else {
-            retryAfter = Backoff.retryAfter(pointerAnswer.header("Retry-After"), now: now)
+            retryAfter = pointerAnswer.header("Retry-After")
             throw pointerAnswer.asError()
         }
         let pointer = try verifier.verifyPointer(pointerAnswer.body, now: now)
@@ -290,7 +305,7 @@ public actor ModeldClient {
         }
         let snapshot = try await transport.send(HTTPRequest(url: snapshotURL))
         guard snapshot.status == 200 else {
-            retryAfter = Backoff.retryAfter(snapshot.header("Retry-After"), now: now)
+            retryAfter = snapshot.header("Retry-After")
             throw snapshot.asError()  // a pointer whose file is missing means "later", never "no model"
         }
         guard snapshot.body.count == pointer.size, Digest.sha256Hex(snapshot.body) == pointer.sha256 else {
@@ -310,9 +325,7 @@ public actor ModeldClient {
 
     /// Rules mode (SPEC §9.2): the channel's verified rules, evaluated here with the server's
     /// selection for this install; queued events go to the events URL when one is configured.
-    private func checkRules(_ base: URL, now: Date) async throws -> CheckResult {
-        let source = RulesSource(base: base, rules: RulesVerifier(channel: configuration.channel, verifier: verifier), transport: transport,
-                                 cacheFile: store.root.appendingPathComponent("rules").appendingPathComponent("\(configuration.channel).json"))
+    private func checkRules(_ source: RulesSource, now: Date) async throws -> CheckResult {
         let outcome: RulesVerifier.Outcome
         do { outcome = try await source.fetch(now: now) } catch let failure as RulesSource.Failure {
             retryAfter = failure.retryAfter

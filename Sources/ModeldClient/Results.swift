@@ -32,6 +32,14 @@ public struct UpdateResult: Sendable, Equatable {
     public let catalog: Int64?
     /// Body bytes fetched to install `active` when `status` is `updated` (SPEC §14), else 0.
     public var bytesFetched: Int64 = 0
+    /// How `active`'s file arrived when `status` is `updated` (SPEC §14), else nil.
+    public var method: FetchMethod?
+}
+
+/// How a release's file was fetched (SPEC §14, `model_activated`'s `method`): built from cached
+/// chunks plus range requests, or downloaded whole.
+public enum FetchMethod: String, Sendable {
+    case delta, full
 }
 
 /// What ``ModeldClient/flushEvents()`` did.

@@ -5,7 +5,12 @@ import ModeldSigning
 /// snapshot of the channel's selection inputs; the client verifies both like SPEC §12 and
 /// evaluates them itself with the server's own `ReleaseSelector`, so it installs exactly what
 /// `/latest` would have answered, reading only a bucket or CDN.
-struct RulesSource {
+///
+/// One per client, kept across checks: the stored pointer and the snapshot decoded for it stay
+/// in memory, so a check whose snapshot did not change (a 304, or a pointer re-signed for the
+/// same file) re-verifies the pointer and evaluates, without hashing or decoding the snapshot
+/// again, and writes nothing to disk.
+final class RulesSource: Sendable {
     let base: URL
     let rules: RulesVerifier
     var channel: String { rules.channel }
@@ -16,7 +21,7 @@ struct RulesSource {
     /// older N while the catalog moves on).
     let cacheFile: URL
 
-    struct Cached: Codable {
+    struct Cached: Codable, Equatable {
         var etag: String?
         var pointer: String?
         var snapshot: String?
@@ -27,58 +32,86 @@ struct RulesSource {
         }
     }
 
-    /// A server error with its `Retry-After`, for the client's back-off.
+    /// What this process knows: `cacheFile`'s contents (read once) and the last verified outcome,
+    /// whose decoded snapshot is reused while the pointer names the same bytes.
+    private struct Memory {
+        var cached: Cached?
+        var last: RulesVerifier.Outcome?
+        var decodes = 0
+    }
+    private let memory = Locked(Memory())
+
+    init(base: URL, rules: RulesVerifier, transport: any HTTPTransport, cacheFile: URL) {
+        self.base = base
+        self.rules = rules
+        self.transport = transport
+        self.cacheFile = cacheFile
+    }
+
+    /// Snapshots this source has decoded (each verified snapshot once, however many checks).
+    var snapshotDecodes: Int { memory.withLock { $0.decodes } }
+
+    /// A server error with its `Retry-After` header, for the client's back-off.
     struct Failure: Error {
         let error: ModeldClientError
-        let retryAfter: TimeInterval?
+        let retryAfter: String?
 
-        init(_ answer: HTTPAnswer, now: Date) {
+        init(_ answer: HTTPAnswer) {
             error = answer.asError()
-            retryAfter = Backoff.retryAfter(answer.header("Retry-After"), now: now)
+            retryAfter = answer.header("Retry-After")
         }
     }
 
     var pointerURL: URL { base.appendingPathComponent(SignedPointer.rulesPointerPath(channel: channel)) }
 
-    /// Revalidates the pointer (`If-None-Match`; a 304 re-verifies the stored bytes, so expiry
+    /// Revalidates the pointer (`If-None-Match`; a 304 re-verifies the stored pointer, so expiry
     /// still applies), fetches the snapshot it names when new, verifies, and remembers it.
     /// Failures are `network`/`server` (try later) or `verification` (keep the current model).
     func fetch(now: Date) async throws -> RulesVerifier.Outcome {
-        var cached = load()
+        let known = memory.withLock { $0 }
+        var cached = known.cached ?? load()
         var request = HTTPRequest(url: pointerURL)
         if let etag = cached.etag, cached.pointer != nil, cached.snapshot != nil { request.headers["If-None-Match"] = etag }
         let answer = try await transport.send(request)
-        let pointerBytes: [UInt8], snapshotBytes: [UInt8]
+        let pointerBytes: [UInt8], snapshotBytes: [UInt8]?
         switch answer.status {
         case 304:
             pointerBytes = Array((cached.pointer ?? "").utf8)
-            snapshotBytes = Array((cached.snapshot ?? "").utf8)
+            snapshotBytes = nil   // the stored one: read below only when not already decoded
         case 200:
             pointerBytes = answer.body
             let pointer = try verifier.verifyPointer(pointerBytes, now: now)
             if let stored = cached.pointer.map({ Array($0.utf8) }), let old = try? verifier.verifyPointer(stored, now: now),
-               old.file == pointer.file, let snapshot = cached.snapshot {
-                snapshotBytes = Array(snapshot.utf8)   // re-signed only: the snapshot is immutable
+               old.file == pointer.file, cached.snapshot != nil {
+                snapshotBytes = nil   // re-signed only: the snapshot is immutable
             } else {
                 guard let url = URL(string: pointer.file, relativeTo: pointerURL) else {
                     throw ModeldClientError.verification("pointer names a bad file '\(pointer.file)'")
                 }
                 let snapshot = try await transport.send(HTTPRequest(url: url))
                 // A pointer whose file is missing means "later", never "no model".
-                guard snapshot.status == 200 else { throw Failure(snapshot, now: now) }
+                guard snapshot.status == 200 else { throw Failure(snapshot) }
                 snapshotBytes = snapshot.body
             }
         default:
-            throw Failure(answer, now: now)
+            throw Failure(answer)
         }
-        let outcome = try rules.verify(pointer: pointerBytes, snapshot: snapshotBytes, now: now, highest: cached.highestCatalog)
+        let outcome = try rules.verify(pointer: pointerBytes, now: now, highest: cached.highestCatalog, reusing: known.last) {
+            snapshotBytes ?? Array((cached.snapshot ?? "").utf8)
+        }
+        let before = cached
         if answer.status == 200 {
             cached.etag = answer.header("ETag")
             cached.pointer = String(decoding: pointerBytes, as: UTF8.self)
-            cached.snapshot = String(decoding: snapshotBytes, as: UTF8.self)
+            if let snapshotBytes { cached.snapshot = String(decoding: snapshotBytes, as: UTF8.self) }
         }
         if let catalog = outcome.catalog { cached.highestCatalog = max(catalog, cached.highestCatalog ?? catalog) }
-        try save(cached)
+        if cached != before { try save(cached) }
+        memory.withLock { m in
+            m.cached = cached
+            m.last = outcome
+            if outcome.decoded { m.decodes += 1 }
+        }
         return outcome
     }
 
@@ -105,6 +138,12 @@ public struct RulesVerifier: Sendable {
         public let snapshot: RulesSnapshot
         /// The catalog version a verified signature vouched for; nil when accepted unsigned.
         public let catalog: Int64?
+        /// The verified snapshot's SHA-256 and size (the pointer's): what a later pointer must
+        /// name for `snapshot` to be reused.
+        let snapshotSHA256: String
+        let snapshotSize: Int
+        /// Whether this verification decoded the snapshot (false: reused from the previous outcome).
+        let decoded: Bool
     }
 
     /// `trustedKeys` empty: unsigned pointers are accepted (development only).
@@ -121,8 +160,16 @@ public struct RulesVerifier: Sendable {
     /// SPEC §12's client rules applied to a rules pointer and its snapshot: trusted signature
     /// (unless none is trusted), not expired, kind `rules` of this channel, the snapshot's size
     /// and SHA-256, its `channel` and `catalog` equal to the pointer's, and a catalog not lower
-    /// than the highest verified for this channel.
-    public func verify(pointer pointerBytes: [UInt8], snapshot: [UInt8], now: Date, highest: Int64?) throws -> Outcome {
+    /// than the highest verified for this channel. With `previous` (the last outcome) and a
+    /// pointer naming the same snapshot bytes, its decoded snapshot is reused: the pointer is
+    /// still verified in full (signature, expiry, catalog), the snapshot is not hashed again.
+    public func verify(pointer: [UInt8], snapshot: [UInt8], now: Date, highest: Int64?, reusing previous: Outcome? = nil) throws -> Outcome {
+        try verify(pointer: pointer, now: now, highest: highest, reusing: previous) { snapshot }
+    }
+
+    /// `verify`, reading the snapshot's bytes only when they must be hashed and decoded.
+    func verify(pointer pointerBytes: [UInt8], now: Date, highest: Int64?, reusing previous: Outcome?,
+                snapshot: () throws -> [UInt8]) throws -> Outcome {
         let pointer = try verifier.verifyPointer(pointerBytes, now: now)
         guard pointer.kind == .rules, pointer.channel == channel else {
             throw ModeldClientError.verification("not the rules pointer of channel \(channel)")
@@ -131,27 +178,33 @@ public struct RulesVerifier: Sendable {
         if let catalog, let highest, catalog < highest {
             throw ModeldClientError.verification("rules catalog version \(catalog) is older than \(highest), already seen for channel \(channel)")
         }
-        guard snapshot.count == pointer.size, Digest.sha256Hex(snapshot) == pointer.sha256 else {
-            throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
-        }
         let decoded: RulesSnapshot
-        do { decoded = try JSONDecoder().decode(RulesSnapshot.self, from: Data(snapshot)).validated() } catch {
-            throw ModeldClientError.verification("\(pointer.file) is not a rules snapshot: \(error)")
+        let reused = previous.flatMap { $0.snapshotSHA256 == pointer.sha256 && $0.snapshotSize == pointer.size ? $0.snapshot : nil }
+        if let reused {
+            decoded = reused
+        } else {
+            let bytes = try snapshot()
+            guard bytes.count == pointer.size, Digest.sha256Hex(bytes) == pointer.sha256 else {
+                throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
+            }
+            do { decoded = try JSONDecoder().decode(RulesSnapshot.self, from: Data(bytes)).validated() } catch {
+                throw ModeldClientError.verification("\(pointer.file) is not a rules snapshot: \(error)")
+            }
         }
         guard decoded.channel == channel, decoded.catalog == pointer.catalog else {
             throw ModeldClientError.verification("\(pointer.file) is channel \(decoded.channel) at catalog \(decoded.catalog), not \(channel) at \(pointer.catalog)")
         }
-        return Outcome(snapshot: decoded, catalog: catalog)
+        return Outcome(snapshot: decoded, catalog: catalog, snapshotSHA256: pointer.sha256, snapshotSize: pointer.size, decoded: reused == nil)
     }
 }
 
 extension Release {
     /// The §4.1 document `/latest` would answer for `answer` (SPEC §9.2: the same fields; a
-    /// variant's url, sha256 and size and its name).
+    /// variant's url, sha256, size and chunk list and its name).
     init(_ answer: RulesSnapshot.Answer) {
         let r = answer.release
         self.init(url: answer.url, id: r.id, sha256: answer.sha256, size: answer.size, sdkMin: r.sdkMin, sdkMax: r.sdkMax,
-                  channel: r.channel, label: r.label, publishedAt: r.publishedAt, variant: answer.variant?.name)
+                  channel: r.channel, label: r.label, publishedAt: r.publishedAt, variant: answer.variant?.name, chunks: answer.chunks)
     }
 }
 

@@ -4,7 +4,10 @@ import Foundation
 public enum UpdatePhase: Sendable, Equatable {
     /// Asking the server (or static host) and verifying its answer.
     case checking
-    /// Bytes of the release's file on disk, of its size (a resume starts at the partial's size).
+    /// A full download: bytes of the release's file on disk, of its size (a resume starts at the
+    /// partial's size). A delta update (SPEC §14): bytes fetched, of the bytes its plan fetches
+    /// (the chunks no cached model has; a resumed build counts what it fetched before). A delta
+    /// that falls back to the full download shows no new bytes until the download passes them.
     case downloading(bytes: Int64, total: Int64)
     /// The transfer is over; size and SHA-256 are being checked.
     case verifying

@@ -2,8 +2,8 @@
 /// `{"v":1,"channel":C,"catalog":N,"releases":[…]}` with the channel's active releases, each the
 /// fields of its §4.1 document plus `seq`, `rollout_percent` and `variants`. The server writes it
 /// (ModelCatalog); clients decode it here and evaluate it with `ReleaseSelector`, so the device
-/// gets exactly what `/latest` would answer. Unknown keys are ignored (later fields such as
-/// `chunks`); a known key of the wrong type or an invalid value fails the whole document.
+/// gets exactly what `/latest` would answer, `chunks` (SPEC §14) included. Unknown keys are
+/// ignored; a known key of the wrong type or an invalid value fails the whole document.
 public struct RulesSnapshot: Decodable, Equatable, Sendable {
     public static let version = 1
 
@@ -25,11 +25,13 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
         public let seq: Int64
         public let rolloutPercent: Int
         public let variants: [Variant]
+        /// The file's chunk list (SPEC §14), when one was published: what delta updates use.
+        public let chunks: ChunkListReference?
         private let minVersion: SDKVersion
         private let maxVersion: SDKVersion?
 
         enum CodingKeys: String, CodingKey {
-            case id, url, sha256, size, channel, label, seq, variants
+            case id, url, sha256, size, channel, label, seq, variants, chunks
             case sdkMin = "sdk_min", sdkMax = "sdk_max", publishedAt = "published_at", rolloutPercent = "rollout_percent"
         }
 
@@ -47,6 +49,7 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
             seq = try c.decode(Int64.self, forKey: .seq)
             rolloutPercent = try c.decode(Int.self, forKey: .rolloutPercent)
             variants = try c.decode([Variant].self, forKey: .variants)
+            chunks = try c.decodeIfPresent(ChunkListReference.self, forKey: .chunks)
             guard let min = SDKVersion(sdkMin) else { throw InvalidInput("sdk_min", "\(sdkMin) is not an SDK version") }
             minVersion = min
             if let sdkMax {
@@ -72,6 +75,7 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
         public let sha256: String
         public let size: Int64
         public let requires: VariantRequirements
+        public let chunks: ChunkListReference?
 
         public var isLive: Bool { true }   // removed variants are not listed
     }
@@ -84,6 +88,11 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
         public var url: String { variant?.url ?? release.url }
         public var sha256: String { variant?.sha256 ?? release.sha256 }
         public var size: Int64 { variant?.size ?? release.size }
+        /// The chunk list of that file: a variant's own, never the release's (another file).
+        public var chunks: ChunkListReference? {
+            if let variant { return variant.chunks }
+            return release.chunks
+        }
     }
 
     /// The answer `/latest` gives for these inputs at this snapshot's catalog version; nil =

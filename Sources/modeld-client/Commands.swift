@@ -25,7 +25,8 @@ struct UpdateCommand: AsyncParsableCommand {
         let observer = progress ? ProgressPrinter(json: root.json).observer : nil
         try await root.report { client in
             let result = try await Interruption.exitOnSignal { try await client.update(progress: observer) }
-            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog, bytesFetched: result.bytesFetched)
+            return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog, bytesFetched: result.bytesFetched,
+                               method: result.method)
         }
     }
 }

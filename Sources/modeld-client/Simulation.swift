@@ -65,17 +65,14 @@ struct Simulation: Sendable {
         let state = Tally(clients: plan.clients)
         let start = Date()
         let workers = min(plan.clients, 64)
-        let interval = Double(workers) / plan.rate
+        let schedule = Schedule(rate: plan.rate, duration: plan.duration, clients: plan.clients, workers: workers)
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<workers {
                 group.addTask {
-                    var client = worker
-                    var next = start.addingTimeInterval(Double(worker) / plan.rate)
-                    // Ends at --duration on the wall clock, also when the asked rate was not reached.
-                    while next.timeIntervalSince(start) < plan.duration, Date().timeIntervalSince(start) < plan.duration {
-                        let wait = next.timeIntervalSinceNow
-                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }  // cancelled: the loop's clock check ends the worker
-                        next = next.addingTimeInterval(interval)
+                    for (index, client) in schedule.checks(worker: worker) {
+                        let wait = start.addingTimeInterval(schedule.offset(index)).timeIntervalSinceNow
+                        if wait > 0 { try? await Task.sleep(for: .seconds(wait)) }
+                        if Task.isCancelled { return }
                         let model = state.withLock { $0.models[client] }
                         let outcome = if let rules = plan.rules {
                             await checkRules(rules, clientID: "sim-\(run)-\(client)", model: model)
@@ -95,8 +92,6 @@ struct Simulation: Sendable {
                                 s.models[client] = now
                             }
                         }
-                        client += workers
-                        if client >= plan.clients { client = worker }
                     }
                 }
             }
@@ -108,6 +103,31 @@ struct Simulation: Sendable {
         report.checksPerSecond = Double(report.checks) / report.seconds
         report.eventsPerSecond = Double(report.events) / report.seconds
         return report
+    }
+
+    /// The checks of a run (pure): `rate × duration` of them, check i due at `i / rate` seconds
+    /// and made by worker `i mod workers`, which owns the clients `≡ worker (mod workers)` in
+    /// turn (so no client is checked by two workers at once). Every scheduled check is made: a
+    /// worker that fell behind (a slow server, a loaded machine) makes its late ones at once,
+    /// so a run's counts do not depend on how fast the machine is, only its `seconds` do.
+    struct Schedule: Sendable {
+        let rate: Double
+        let duration: TimeInterval
+        let clients: Int
+        let workers: Int
+
+        /// Clamped so an absurd `--rate` or `--duration` cannot overflow.
+        var count: Int { Int(min(rate * duration, Double(Int32.max)).rounded(.up)) }
+
+        func offset(_ check: Int) -> TimeInterval { Double(check) / rate }
+
+        /// Worker `worker`'s checks in order, as (check index, client index), computed lazily.
+        func checks(worker: Int) -> some Sequence<(check: Int, client: Int)> {
+            let owned = (clients - 1 - worker) / workers + 1   // clients ≡ worker (mod workers)
+            return stride(from: worker, to: count, by: workers).enumerated().lazy.map { k, check in
+                (check: check, client: worker + (k % owned) * workers)
+            }
+        }
     }
 
     /// One update check; with a model, one event rides along. nil on any failure.

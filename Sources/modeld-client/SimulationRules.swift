@@ -42,17 +42,17 @@ actor RulesFeed {
             let url = base.appendingPathComponent("rules").appendingPathComponent(file)
             let (snapshot, snapshotResponse) = try await session.data(for: URLRequest(url: url))
             guard (snapshotResponse as? HTTPURLResponse)?.statusCode == 200 else { throw URLError(.badServerResponse) }
-            let outcome = try verifier.verify(pointer: newPointer, snapshot: Array(snapshot), now: Date(), highest: current?.catalog)
+            let outcome = try verifier.verify(pointer: newPointer, snapshot: Array(snapshot), now: Date(), highest: current?.catalog, reusing: current)
             (pointer, snapshotBytes, current) = (newPointer, Array(snapshot), outcome)
         }
         etag = http.value(forHTTPHeaderField: "ETag")
         return current!.snapshot
     }
 
-    /// A 304 still re-checks expiry against the stored bytes.
+    /// A 304 still re-checks the stored pointer's expiry; the snapshot it names is decoded already.
     private func reverified(_ outcome: RulesVerifier.Outcome) throws -> RulesSnapshot {
         guard let pointer, let snapshotBytes else { return outcome.snapshot }
-        return try verifier.verify(pointer: pointer, snapshot: snapshotBytes, now: Date(), highest: nil).snapshot
+        return try verifier.verify(pointer: pointer, snapshot: snapshotBytes, now: Date(), highest: nil, reusing: outcome).snapshot
     }
 
     private struct PointerFile: Decodable { let file: String }

@@ -35,6 +35,8 @@ struct StateOutput {
     var events: (pending: Int, dropped: Int)?
     /// `update`'s body bytes fetched (SPEC §14); absent from `check` and `status`.
     var bytesFetched: Int64?
+    /// `update`'s `delta` or `full` when it installed a release (as `model_activated` says).
+    var method: FetchMethod?
 
     /// `path`: the model file (null for a bundled model without a URL); `prepared`: what the app
     /// loads when it is not the file (an unpacked archive, a compiled Core ML model) or null.
@@ -55,6 +57,7 @@ struct StateOutput {
             ]
             if let events { object["events"] = ["pending": events.pending, "dropped": events.dropped] }
             if let bytesFetched { object["bytes_fetched"] = bytesFetched }
+            if let method { object["method"] = method.rawValue }
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             Swift.print(String(decoding: data, as: UTF8.self))
             return

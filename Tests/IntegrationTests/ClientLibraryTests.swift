@@ -35,20 +35,30 @@ import Testing
         fx.proxy.add(.init(pathContains: "/latest", fault: .serviceUnavailable(retryAfter: "2"), times: 1))
         let client = try makeClient(backoffBase: 0.01)
         await #expect(throws: ModeldClientError.self) { try await client.check() }
-        let refusedAt = Date()
+        // Retry-After counts from the 503's arrival, which follows the proxy's record of the
+        // request: however slow the machine, the next check is due ≥ 2 s after that record.
+        let refused = try #require(fx.latestRequests.first).at
+        let notBefore = await client.nextCheckDate()
+        #expect(notBefore.timeIntervalSince(refused) >= 2)
 
-        // Until Retry-After has passed the client does not ask again.
-        var deferrals = 0
+        // Until then every check is deferred to that date; the first one after it reaches the
+        // server (polled with a deadline, not timed).
+        var deferrals: [Date] = []
         var result: CheckResult?
-        while result == nil, Date().timeIntervalSince(refusedAt) < 10 {
-            do { result = try await client.check() } catch ModeldClientError.deferred { deferrals += 1 }
+        var answeredAt: Date?
+        while result == nil, Date().timeIntervalSince(refused) < 10 {
+            do {
+                result = try await client.check()
+                answeredAt = Date()
+            } catch ModeldClientError.deferred(let until) { deferrals.append(until) }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(result?.status == .available)
-        #expect(deferrals > 0)
+        #expect(deferrals.allSatisfy { $0 == notBefore })
+        #expect(try #require(answeredAt) >= notBefore)
         let latest = fx.latestRequests
         #expect(latest.count == 2)
-        if latest.count == 2 { #expect(latest[1].at.timeIntervalSince(latest[0].at) >= 1.9) }
+        if latest.count == 2 { #expect(latest[1].at.timeIntervalSince(latest[0].at) >= 2) }
     }
 
     @Test func crashLoop_rollsBackAtNextStart_andReportBadBlocks_SPEC13() async throws {

@@ -42,6 +42,37 @@ import Testing
         #expect(streamed == ["checking", "installed"])
     }
 
+    /// A delta update (SPEC §14) reports `downloading` too: bytes fetched of the bytes its plan
+    /// fetches, in order and never backwards, then `verifying` of the built file.
+    @Test func deltaUpdatePhases_reportTheBytesFetched_ofTheBytesToFetch() async throws {
+        let old = DeltaUpdateTests.bytes(12 << 20, seed: 31)
+        let file = fx.scratch.appendingPathComponent("old.bin")
+        try old.write(to: file)
+        let first = try fx.publish(file: file)
+        let client = try makeClient()
+        #expect(try await client.update().active?.id == first.id)
+
+        var new = old
+        new.replaceSubrange(4 << 20..<7 << 20, with: DeltaUpdateTests.bytes(3 << 20, seed: 32))   // 3 MiB of 12 changed
+        try new.write(to: file)
+        let second = try fx.publish(file: file)
+        fx.proxy.add(.init(pathContains: "/models/\(second.id).bin", fault: .throttle(bytesPerSecond: 16 << 20), times: 4))
+        let phases = Mutex<[UpdatePhase]>([])
+        let result = try await client.update { phase in phases.withLock { $0.append(phase) } }
+        #expect(result.status == .updated && result.active?.id == second.id && result.method == .delta)
+        let seen = phases.withLock { $0 }
+        #expect(seen.map(\.name).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+                == ["checking", "downloading", "verifying", "preparing", "installed"], "\(seen)")
+        for (before, after) in zip(seen, seen.dropFirst()) { #expect(after.advances(from: before), "\(before) → \(after)") }
+        let downloads = seen.compactMap { if case .downloading(let bytes, let total) = $0 { (bytes, total) } else { nil } }
+        let total = try #require(downloads.first?.1)
+        #expect(downloads.count >= 3 && downloads.allSatisfy { $0.1 == total }, "\(downloads)")
+        #expect(total >= 3 << 20 && total < 4 << 20, "to fetch: \(total)")   // the changed chunks, not the file
+        #expect(downloads.last?.0 == total)
+        #expect(Int64(fx.proxy.relayedBytes("/models/\(second.id).bin")) == total)
+        #expect(try SHA256Sum.of(try #require(result.active).path) == second.sha256)
+    }
+
     @Test func cancellingTheCaller_stopsWithinOneSecond_keepsThePartial_andTheNextUpdateResumesIt() async throws {
         let size = 16 << 20
         let published = try fx.publish(size: size)

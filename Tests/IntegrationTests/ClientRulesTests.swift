@@ -1,4 +1,5 @@
 import Foundation
+@testable import ModeldClient
 import Testing
 
 /// `modeld-client --rules URL` and `--events URL` (SPEC §9.2) with the real binaries: the
@@ -37,6 +38,29 @@ import Testing
         }
         #expect(fx.latestRequests.isEmpty, "rules mode asked /latest")
         #expect(fx.proxy.seen.contains { $0.target == "/rules/stable.sig.json" })
+    }
+
+    /// A check whose snapshot did not change revalidates the pointer (304) and only evaluates:
+    /// the snapshot is decoded once per verified snapshot, not once per check, and again only
+    /// when a catalog change names a new one. (The library in this process, against modeld.)
+    @Test func rulesChecks_decodeEachSnapshotOnce_untilANewOneIsPublished() async throws {
+        let fx = try ClientFixture()
+        let first = try fx.publish(size: 1000)
+        let client = try ModeldClient(ModeldConfiguration(source: .rules(URL(string: fx.proxy.url)!), sdkVersion: "2.3", cacheDirectory: fx.cache))
+        let checks = 50
+        let started = Date()
+        for _ in 0..<checks { #expect(try await client.check().release?.id == first.id) }
+        let perCheck = Date().timeIntervalSince(started) / Double(checks)
+        #expect(await client.rulesSnapshotDecodes == 1)
+        let pointers = fx.proxy.seen.filter { $0.target == "/rules/stable.sig.json" }
+        #expect(pointers.count == checks && fx.proxy.seen.filter { $0.target.hasPrefix("/rules/stable/") }.count == 1)
+        #expect(fx.proxy.responses.filter { $0.target == "/rules/stable.sig.json" && $0.head.hasPrefix("HTTP/1.1 304") }.count == checks - 1)
+
+        let second = try fx.publish(size: 2000)
+        #expect(try await client.check().release?.id == second.id)
+        #expect(try await client.check().release?.id == second.id)
+        #expect(await client.rulesSnapshotDecodes == 2)
+        print("rules check on an unchanged snapshot: \(String(format: "%.2f", perCheck * 1000)) ms (a 304 through the proxy, verify, evaluate)")
     }
 
     @Test func checkRejectsTamperedAndMissingRules_andBadFlagsAreUsageErrors() throws {

@@ -111,6 +111,36 @@ import Glibc
         #expect(fetched >= toFetch && fetched <= toFetch + 200_000, "fetched \(fetched), plan \(toFetch) + the chunk list")
     }
 
+    /// Rules mode (SPEC §9.2): the snapshot's entry carries the file's `chunks`, so a device that
+    /// evaluates rules updates by the same delta path, reading only rules/ and models/.
+    @Test func rulesMode_updatesByDelta_fetchingOnlyTheChangedChunks_SPEC9_2_SPEC14() throws {
+        let rules = ["--rules", fx.proxy.url, "--sdk", "2.3", "--cache", fx.cache.path]
+        let old = Self.bytes(6 << 20, seed: 21)
+        let first = try publish(old)
+        let installed = try ChildProcess.run(TestBinaries.modeldClient, rules + ["--json", "update"])
+        #expect(installed.status == 0, "\(installed.stderr)")
+        #expect(try fx.json(installed)["method"] as? String == "full")
+
+        var new = old
+        new.replaceSubrange(3_000_000..<3_200_000, with: Self.bytes(200_000, seed: 22))   // a new head
+        let second = try publish(new)
+        let updated = try ChildProcess.run(TestBinaries.modeldClient, rules + ["--json", "update"])
+        #expect(updated.status == 0, "\(updated.stderr)")
+        let doc = try fx.json(updated)
+        let active = try #require(doc["active"] as? [String: Any])
+        #expect(active["id"] as? String == second.id)
+        #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == second.sha256)
+        #expect(doc["method"] as? String == "delta", "\(doc)")
+        let fetched = try #require(doc["bytes_fetched"] as? Int)
+        let plan = try ChildProcess.run(TestBinaries.modelctl, ["delta", first.id, second.id, "--json", "--models-dir", fx.server.modelsDir.path])
+        let toFetch = try #require((try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])?["bytes_to_fetch"] as? Int)
+        #expect(fetched >= toFetch && fetched <= toFetch + 200_000 && fetched < new.count / 10, "fetched \(fetched), plan \(toFetch) + the chunk list")
+        #expect(fx.proxy.relayedBytes("/models/\(second.id).bin") == toFetch)
+        #expect(fx.modelRequests(second.id).allSatisfy { $0.headers["range"] != nil })
+        #expect(try activationProps().last?["method"] as? String == "delta")
+        #expect(fx.latestRequests.isEmpty, "rules mode asked /latest")
+    }
+
     @Test func corruptChunk_orA200ToARange_fallsBackToOneFullDownload_SPEC14() throws {
         let old = Self.bytes(3 << 20, seed: 4)
         _ = try publish(old)

@@ -3,8 +3,9 @@ import ObjectStorage
 import Testing
 
 /// SPEC §14 from a bucket: offline publishes write chunk lists, `modelctl mirror` puts each list
-/// in the public bucket with its file, and `modeld-client --static` updates by single-range GETs
-/// against Ceph RGW, with no server involved.
+/// in the public bucket with its file, and `modeld-client --static` and `--rules` (SPEC §9.2: the
+/// rules entries carry the same `chunks`) update by single-range GETs against Ceph RGW, with no
+/// server involved.
 @Suite(.enabled(if: RGWCluster.shouldRun, RGWCluster.skipMessage), .serialized)
 struct DeltaBucketCLITests {
     static let modelctl = MirrorCLITests.modelctl
@@ -48,23 +49,31 @@ struct DeltaBucketCLITests {
         #expect(list.status == 200 && Array(list.body.prefix(8)) == Array("MDCHUNK1".utf8))
         #expect(list.cacheControl == "public, max-age=31536000, immutable")
 
-        let client = [Self.modeldClient, "--static", base + "/models/", "--sdk", "1.2", "--cache", scratch + "/cache",
-                      "--trust-key", scratch + "/config/keys/k.pub", "--json", "update"]
-        let installed = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
-        try #require(installed.status == 0, "\(installed.stderr)")
+        // The same bucket read two ways: the details pointer, and the channel's rules evaluated here.
+        let clients = ["--static", "--rules"].map { mode in
+            [Self.modeldClient, mode, base + "/models/", "--sdk", "1.2", "--cache", scratch + "/cache" + mode,
+             "--trust-key", scratch + "/config/keys/k.pub", "--json", "update"]
+        }
+        for client in clients {
+            let installed = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
+            try #require(installed.status == 0, "\(client[1]): \(installed.stderr)")
+        }
 
         let second = try publishAndMirror(newPath)
-        let updated = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
-        #expect(updated.status == 0, "\(updated.stderr)")
-        let state = try StaticBucketCLITests.object(updated.stdout)
-        let active = try #require(state["active"] as? [String: Any])
-        #expect(active["id"] as? String == second)
-        #expect(S3RequestBuilder.sha256Hex(Array(try Data(contentsOf: URL(fileURLWithPath: try #require(active["path"] as? String)))))
-                == S3RequestBuilder.sha256Hex(changed))
-        let fetched = try #require(state["bytes_fetched"] as? Int)
         let plan = Spawn.run(Self.modelctl, ["delta", first, second, "--json", "--models-dir", "models"], directory: scratch, timeout: 60)
         let toFetch = try #require(try StaticBucketCLITests.object(plan.stdout)["bytes_to_fetch"] as? Int)
         #expect(toFetch >= 150_000 && toFetch < 600_000)
-        #expect(fetched >= toFetch && fetched < toFetch + 100_000, "fetched \(fetched) for \(toFetch) of changed chunks")
+        for client in clients {
+            let updated = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
+            #expect(updated.status == 0, "\(client[1]): \(updated.stderr)")
+            let state = try StaticBucketCLITests.object(updated.stdout)
+            let active = try #require(state["active"] as? [String: Any])
+            #expect(active["id"] as? String == second, "\(client[1])")
+            #expect(S3RequestBuilder.sha256Hex(Array(try Data(contentsOf: URL(fileURLWithPath: try #require(active["path"] as? String)))))
+                    == S3RequestBuilder.sha256Hex(changed))
+            #expect(state["method"] as? String == "delta", "\(client[1]): \(state)")
+            let fetched = try #require(state["bytes_fetched"] as? Int)
+            #expect(fetched >= toFetch && fetched < toFetch + 100_000, "\(client[1]) fetched \(fetched) for \(toFetch) of changed chunks")
+        }
     }
 }
