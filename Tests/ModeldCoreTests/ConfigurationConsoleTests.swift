@@ -2,19 +2,7 @@ import Testing
 @testable import ModeldConfig
 
 /// Config `console` (SPEC §8, §15): defaults, file and env layering, and the exit-2 cases.
-@Suite struct ConfigurationConsoleTests {
-    private func load(file: String? = nil, env: [String: String] = [:]) throws(ConfigurationError) -> Configuration {
-        let outcome = try Configuration.load(arguments: [], environment: env,
-                                             readFile: { $0 == "config/modeld.json" ? file.map { Array($0.utf8) } : nil },
-                                             hostName: "h")
-        guard case .run(let c) = outcome else { fatalError("help") }
-        return c
-    }
-
-    private func error(file: String? = nil, env: [String: String] = [:]) -> String? {
-        do { _ = try load(file: file, env: env); return nil } catch { return error.description }
-    }
-
+@Suite struct ConfigurationConsoleTests: ConfigurationLoading {
     @Test func defaults_enabledForTwelveHours() throws {
         let c = try load().console
         #expect(c.enabled && c.sessionHours == 12 && c.sessionSeconds == 43_200)

@@ -4,19 +4,7 @@ import Testing
 
 /// Config `signing` (SPEC §12): parsing, defaults, env layering and the exit-2 cases. Key file
 /// checks happen at start-up (IntegrationTests.SigningServerTests).
-@Suite struct ConfigurationSigningTests {
-    private func load(file: String? = nil, env: [String: String] = [:]) throws(ConfigurationError) -> Configuration {
-        let outcome = try Configuration.load(arguments: [], environment: env,
-                                             readFile: { $0 == "config/modeld.json" ? file.map { Array($0.utf8) } : nil },
-                                             hostName: "h")
-        guard case .run(let c) = outcome else { fatalError("help") }
-        return c
-    }
-
-    private func error(file: String? = nil, env: [String: String] = [:]) -> String? {
-        do { _ = try load(file: file, env: env); return nil } catch { return error.description }
-    }
-
+@Suite struct ConfigurationSigningTests: ConfigurationLoading {
     @Test func absentOrNull_isUnsigned() throws {
         #expect(try load().signing == nil)
         #expect(try load(file: #"{"signing":null}"#).signing == nil)

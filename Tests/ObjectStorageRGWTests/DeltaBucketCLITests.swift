@@ -15,13 +15,9 @@ struct DeltaBucketCLITests {
         let cluster = try RGWCluster.require()
         let (scratch, _) = try MirrorCLITests.emptyModelsDirectory()
         defer { MirrorCLITests.remove(scratch + "/models") }
-        try FileManager.default.createDirectory(atPath: scratch + "/config", withIntermediateDirectories: true)
-        let keys = Spawn.run(Self.modelctl, ["keys", "generate", "--name", "k", "--out", "config/keys"], directory: scratch, timeout: 30)
-        try #require(keys.status == 0, "\(keys.stderr)")
         let prefix = "d-\(UUID().uuidString)"
         let base = "\(cluster.endpoint)/\(RGWCluster.publicBucket)/\(prefix)"
-        try #"{"signing":{"keys":["config/keys/k.key"]},"latest_max_age_seconds":1,"public_base_url":"\#(base)"}"#
-            .write(toFile: scratch + "/config/modeld.json", atomically: true, encoding: .utf8)
+        try MirrorCLITests.writeSigningConfig(in: scratch, settings: #""latest_max_age_seconds":1,"public_base_url":"\#(base)""#)
 
         let old = try RGWClientTests.scratchFile(size: 5 << 20, seed: 21, ext: "gguf")
         defer { unlink(old.path) }

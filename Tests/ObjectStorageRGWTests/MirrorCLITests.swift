@@ -17,6 +17,17 @@ struct MirrorCLITests {
         return (scratch, scratch + "/models")
     }
 
+    /// An operator's working directory `scratch`: a generated signing key in config/keys and
+    /// ./config/modeld.json naming it, plus `settings` (more JSON members), so every offline
+    /// change writes the signed snapshot and pointer (SPEC §12).
+    static func writeSigningConfig(in scratch: String, settings: String) throws {
+        try FileManager.default.createDirectory(atPath: scratch + "/config", withIntermediateDirectories: true)
+        let keys = Spawn.run(modelctl, ["keys", "generate", "--name", "k", "--out", "config/keys"], directory: scratch, timeout: 30)
+        try #require(keys.status == 0, "\(keys.stderr)")
+        try #"{"signing":{"keys":["config/keys/k.key"]},\#(settings)}"#
+            .write(toFile: scratch + "/config/modeld.json", atomically: true, encoding: .utf8)
+    }
+
     /// A models directory with a 12 MiB and a small release, published offline.
     static func modelsDirectory() throws -> (path: String, files: [String]) {
         let models = try emptyModelsDirectory().models

@@ -14,13 +14,7 @@ struct StaticBucketCLITests {
         let cluster = try RGWCluster.require()
         let (scratch, _) = try MirrorCLITests.emptyModelsDirectory()
         defer { MirrorCLITests.remove(scratch + "/models") }
-        // An operator's working directory: ./config/modeld.json names the signing key, so every
-        // offline change writes the signed snapshot and pointer (SPEC §12), and the JSON max-age.
-        try FileManager.default.createDirectory(atPath: scratch + "/config", withIntermediateDirectories: true)
-        let keys = Spawn.run(Self.modelctl, ["keys", "generate", "--name", "k", "--out", "config/keys"], directory: scratch, timeout: 30)
-        try #require(keys.status == 0, "\(keys.stderr)")
-        try #"{"signing":{"keys":["config/keys/k.key"]},"latest_max_age_seconds":30}"#
-            .write(toFile: scratch + "/config/modeld.json", atomically: true, encoding: .utf8)
+        try MirrorCLITests.writeSigningConfig(in: scratch, settings: #""latest_max_age_seconds":30"#)
         let file = try RGWClientTests.scratchFile(size: (3 << 20) + 5, seed: 7, ext: "onnx")
         defer { unlink(file.path) }
         let published = Spawn.run(Self.modelctl, ["publish", file.path, "--sdk-min", "1.0", "--models-dir", "models", "--json"],
