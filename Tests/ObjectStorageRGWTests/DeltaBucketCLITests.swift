@@ -31,12 +31,7 @@ struct DeltaBucketCLITests {
             let published = Spawn.run(Self.modelctl, ["publish", path, "--sdk-min", "1.0", "--models-dir", "models", "--json"],
                                       directory: scratch, timeout: 60)
             try #require(published.status == 0, "\(published.stderr)")
-            let mirrored = Spawn.run(Self.modelctl, ["mirror", "--models-dir", "models", "--to", "s3://\(RGWCluster.publicBucket)/\(prefix)",
-                                                     "--endpoint", cluster.endpoint, "--json"],
-                                     environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
-                                                   "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey],
-                                     directory: scratch, timeout: 120)
-            try #require(mirrored.status == 0, "\(mirrored.stderr)")
+            try MirrorCLITests.mirrorToPublicBucket(cluster, prefix: prefix, scratch: scratch)
             return try #require(try StaticBucketCLITests.object(published.stdout)["id"] as? String)
         }
         let first = try publishAndMirror(old.path)

@@ -28,6 +28,17 @@ struct MirrorCLITests {
             .write(toFile: scratch + "/config/modeld.json", atomically: true, encoding: .utf8)
     }
 
+    /// `modelctl mirror` of `scratch`/models to the public bucket under `prefix`, with the
+    /// cluster's credentials; fails the test when it does not exit 0.
+    static func mirrorToPublicBucket(_ cluster: RGWCluster, prefix: String, scratch: String) throws {
+        let mirrored = Spawn.run(modelctl, ["mirror", "--models-dir", "models", "--to", "s3://\(RGWCluster.publicBucket)/\(prefix)",
+                                            "--endpoint", cluster.endpoint, "--json"],
+                                 environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
+                                               "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey],
+                                 directory: scratch, timeout: 120)
+        try #require(mirrored.status == 0, "\(mirrored.stderr)")
+    }
+
     /// A models directory with a 12 MiB and a small release, published offline.
     static func modelsDirectory() throws -> (path: String, files: [String]) {
         let models = try emptyModelsDirectory().models

@@ -33,12 +33,7 @@ struct StaticBucketCLITests {
         #expect(pointer["catalog"] as? Int == version && pointer["file"] as? String == "details/\(version).json",
                 "set-base-url re-signed the pointer: \(pointer)")
 
-        let mirrored = Spawn.run(Self.modelctl, ["mirror", "--models-dir", "models", "--to", "s3://\(RGWCluster.publicBucket)/\(prefix)",
-                                                 "--endpoint", cluster.endpoint, "--json"],
-                                 environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
-                                               "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey],
-                                 directory: scratch, timeout: 120)
-        try #require(mirrored.status == 0, "\(mirrored.stderr)")
+        try MirrorCLITests.mirrorToPublicBucket(cluster, prefix: prefix, scratch: scratch)
 
         // Plain anonymous GETs: the JSON (max-age from the config), then the url it names.
         let json = try Self.anonymousGET(base + "/models/latest_model_details.json", scratch: scratch)
