@@ -1,3 +1,4 @@
+import BinaryText
 import Foundation
 
 /// The model the app ships in its bundle (SPEC §13.1): it is the active model until a newer
@@ -18,7 +19,7 @@ public struct BundledModel: Sendable, Equatable {
 
     func validate() throws {
         guard UUID(uuidString: id) != nil else { throw ModeldClientError.invalidConfiguration("bundled model id '\(id)' is not a UUID") }
-        guard sha256.count == 64, sha256.allSatisfy({ $0.isHexDigit }) else {
+        guard Hex.isLowercase(sha256, bytes: 32) else {   // init lowercased it
             throw ModeldClientError.invalidConfiguration("bundled model sha256 must be 64 hex characters")
         }
     }

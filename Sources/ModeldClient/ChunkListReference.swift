@@ -1,8 +1,9 @@
+import BinaryText
 import Foundation
 
 extension ChunkListReference {
     func validate(release id: String) throws {
-        guard sha256.count == 64, sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+        guard Hex.isLowercase(sha256, bytes: 32) else {
             throw ModeldClientError.verification("release \(id): chunks.sha256 is not 64 lowercase hex")
         }
         guard size >= 24 else { throw ModeldClientError.verification("release \(id): chunks.size \(size) is too small") }

@@ -1,3 +1,4 @@
+import BinaryText
 import Foundation
 
 /// One release as the update check answers it (SPEC §4.1).
@@ -34,7 +35,7 @@ public struct Release: Codable, Sendable, Equatable {
     /// Checks the fields a client relies on before it downloads anything.
     func validate() throws {
         guard UUID(uuidString: id) != nil else { throw ModeldClientError.verification("release id '\(id)' is not a UUID") }
-        guard sha256.count == 64, sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else {
+        guard Hex.isLowercase(sha256, bytes: 32) else {
             throw ModeldClientError.verification("release \(id): sha256 is not 64 lowercase hex")
         }
         guard size >= 0 else { throw ModeldClientError.verification("release \(id): negative size") }
