@@ -20,6 +20,9 @@ public final class CatalogStore: Sendable {
     public let isFallbackBaseURL: Bool
     /// The rules files every change writes (SPEC §9.2), signed with this writer's keys if any.
     public let rules: RulesFiles
+    /// Where this writer reports a derived snapshot it refused to sign (SPEC §12.1): modeld logs
+    /// and counts it, modelctl prints it. nil: a reader that never signs.
+    public let onRefused: (@Sendable (SnapshotMismatch) -> Void)?
 
     public var catalogPath: String { directory + "/catalog.json" }
     public var latestDetailsPath: String { directory + "/latest_model_details.json" }
@@ -28,11 +31,13 @@ public final class CatalogStore: Sendable {
 
     /// `signer`: this writer's keys for the rules pointers (nil: written unsigned); `graceDays`:
     /// how long superseded rules snapshots stay (`retired_grace_days`).
-    public init(directory: String, publicBaseURL: String, isFallbackBaseURL: Bool = false, signer: Signer? = nil, graceDays: Int = 7) {
+    public init(directory: String, publicBaseURL: String, isFallbackBaseURL: Bool = false, signer: Signer? = nil, graceDays: Int = 7,
+                onRefused: (@Sendable (SnapshotMismatch) -> Void)? = nil) {
         var d = directory
         while d.count > 1 && d.hasSuffix("/") { d.removeLast() }
         self.directory = d
-        rules = RulesFiles(modelsDirectory: d, signer: signer, graceDays: graceDays)
+        self.onRefused = onRefused
+        rules = RulesFiles(modelsDirectory: d, signer: signer, graceDays: graceDays, onRefused: onRefused)
         var base = publicBaseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.publicBaseURL = base
@@ -94,6 +99,13 @@ public final class CatalogStore: Sendable {
             return catalog.publicBaseURL
         }
         return Versioned(previous, in: catalog)
+    }
+
+    /// `modelctl catalog bump` (SPEC §12.1): version N+1 with nothing else changed, so every
+    /// writer derives fresh snapshots for it where a file for N holds other bytes. Returns N+1.
+    public func bump() throws(CatalogError) -> Int64 {
+        // Any difference makes `locked` write; it then sets the version to N+1 itself.
+        try locked(asWriter: true) { (catalog) throws(CatalogError) in catalog.catalogVersion += 1 }.catalog.catalogVersion
     }
 
     /// The lock, the re-read and the version bump every change shares; writes only on change.

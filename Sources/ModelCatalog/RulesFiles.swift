@@ -15,11 +15,20 @@ public struct RulesFiles: Sendable {
     public let signer: Signer?
     /// Superseded snapshots are kept this long (`retired_grace_days`).
     public let graceDays: Int
+    /// Told of every snapshot this writer refuses to sign (SPEC §12.1).
+    let onRefused: (@Sendable (SnapshotMismatch) -> Void)?
 
-    public init(modelsDirectory: String, signer: Signer?, graceDays: Int) {
+    /// What one pass wrote: the channels whose pointer it wrote, and the snapshots it refused.
+    public struct Written: Sendable, Equatable {
+        public var channels: [String] = []
+        public var refused: [SnapshotMismatch] = []
+    }
+
+    public init(modelsDirectory: String, signer: Signer?, graceDays: Int, onRefused: (@Sendable (SnapshotMismatch) -> Void)? = nil) {
         self.modelsDirectory = modelsDirectory
         self.signer = signer
         self.graceDays = graceDays
+        self.onRefused = onRefused
     }
 
     public var directory: String { modelsDirectory + "/" + SignedPointer.rulesDirectory }
@@ -34,11 +43,11 @@ public struct RulesFiles: Sendable {
 
     /// Takes the publish lock and brings every channel's files up to date with the catalog on
     /// disk (a running server after an offline change, and every `resign_seconds` with
-    /// `resign`). Returns the channels whose pointer it wrote.
+    /// `resign`).
     @discardableResult
-    public func refresh(store: CatalogStore, now: Int64, resign: Bool) throws(CatalogError) -> [String] {
+    public func refresh(store: CatalogStore, now: Int64, resign: Bool) throws(CatalogError) -> Written {
         try FileIO.makeDirectory(store.directory)
-        return try PublishLock.withLock(path: store.lockPath) { () throws(CatalogError) -> [String] in
+        return try PublishLock.withLock(path: store.lockPath) { () throws(CatalogError) -> Written in
             let catalog = try store.load()
             return try write(catalog, publicBaseURL: store.baseURL(of: catalog), now: now, resign: resign)
         }
@@ -47,30 +56,47 @@ public struct RulesFiles: Sendable {
     /// Under the publish lock: for each channel whose rules differ from the snapshot its pointer
     /// names (or that has none), writes the snapshot at the catalog's version, then its pointer;
     /// with `resign`, also re-signs the pointers of unchanged channels. Prunes old snapshots.
+    /// Every body is derived from `catalog` (SPEC §12.1): a snapshot file for the version that
+    /// holds other bytes is refused — reported, and the channel keeps its previous pointer.
     @discardableResult
-    public func write(_ catalog: Catalog, publicBaseURL: String, now: Int64, resign: Bool) throws(CatalogError) -> [String] {
-        var written: [String] = []
+    public func write(_ catalog: Catalog, publicBaseURL: String, now: Int64, resign: Bool) throws(CatalogError) -> Written {
+        var written = Written()
         for channel in catalog.channels {
             var version = catalog.catalogVersion
             var body = catalog.rulesJSON(channel: channel, catalogVersion: version, publicBaseURL: publicBaseURL)
-            let current = currentPointer(channel: channel)
-            if let current, let onDisk = try? FileIO.read(snapshotPath(channel: channel, catalog: current.catalog)),
-               onDisk == catalog.rulesJSON(channel: channel, catalogVersion: current.catalog, publicBaseURL: publicBaseURL) {
+            if let kept = unchanged(channel: channel, of: catalog, publicBaseURL: publicBaseURL) {
                 guard resign else { continue }   // unchanged: keep both files
-                version = current.catalog
-                body = onDisk
+                (version, body) = kept
             } else {
-                try FileIO.makeDirectory(directory)
-                try FileIO.makeDirectory(directory + "/" + channel)
                 let path = snapshotPath(channel: channel, catalog: version)
-                // Immutable once written: a CDN may have cached it for a year.
-                if let existing = try FileIO.read(path) { body = existing } else { try FileIO.atomicReplace(path, with: body) }
+                // Immutable once written (a CDN may have cached it for a year): never replaced,
+                // and never signed unless it is the derivation.
+                switch DerivedSnapshot.compare(file: SignedPointer.rulesSnapshotPath(channel: channel, catalog: version),
+                                               catalog: version, derived: body, onDisk: try FileIO.read(path)) {
+                case .mismatch(let refusal):
+                    onRefused?(refusal)
+                    written.refused.append(refusal)
+                    continue
+                case .same: break
+                case .missing:
+                    try FileIO.makeDirectory(directory + "/" + channel)
+                    try FileIO.atomicReplace(path, with: body)
+                }
             }
             try FileIO.atomicReplace(pointerPath(channel: channel), with: pointer(channel: channel, catalog: version, body: body, now: now).encoded())
-            written.append(channel)
+            written.channels.append(channel)
             SnapshotRetention.prune(directory: directory + "/" + channel, current: version, graceDays: graceDays, now: now)
         }
         return written
+    }
+
+    /// The version and bytes of `channel`'s current snapshot when the catalog still derives
+    /// exactly those bytes for that version (its rules did not change since); nil otherwise.
+    private func unchanged(channel: String, of catalog: Catalog, publicBaseURL: String) -> (version: Int64, body: [UInt8])? {
+        guard let current = currentPointer(channel: channel) else { return nil }
+        let derived = catalog.rulesJSON(channel: channel, catalogVersion: current.catalog, publicBaseURL: publicBaseURL)
+        guard (try? FileIO.read(snapshotPath(channel: channel, catalog: current.catalog))) == derived else { return nil }
+        return (current.catalog, derived)
     }
 
     /// The pointer of `channel` on disk, nil when absent or unreadable.

@@ -22,36 +22,45 @@ public struct SignedDetails: Sendable {
 
     public func snapshotPath(catalog: Int64) -> String { store.directory + "/" + SignedPointer.snapshotPath(catalog: catalog) }
 
-    /// Under the publish lock (so catalog.json and the derived file are one version): writes the
-    /// snapshot of the current version when missing, a freshly signed pointer, and prunes old
-    /// snapshots. Returns the pointer written.
-    @discardableResult
-    public func refresh(now: Int64) throws(CatalogError) -> SignedPointer {
-        try FileIO.makeDirectory(store.directory)
-        return try PublishLock.withLock(path: store.lockPath) { () throws(CatalogError) -> SignedPointer in
-            let catalog = try store.load()
-            let version = catalog.catalogVersion
-            let details: [UInt8]
-            if let onDisk = try FileIO.read(store.latestDetailsPath) {
-                details = onDisk
-            } else {
-                // A directory that never saw a publish: derive it now, as a publish would.
-                details = catalog.latestDetailsJSON(publicBaseURL: store.baseURL(of: catalog))
-                try FileIO.atomicReplace(store.latestDetailsPath, with: details)
-            }
-            try FileIO.makeDirectory(snapshotDirectory)
-            let snapshot = snapshotPath(catalog: version)
-            // Immutable once written: a CDN may have cached it for a year.
-            let bytes: [UInt8]
-            if let existing = try FileIO.read(snapshot) { bytes = existing } else {
-                try FileIO.atomicReplace(snapshot, with: details)
-                bytes = details
-            }
-            let pointer = SignedPointer(stamp: signer.sign(kind: .details, catalog: version, body: bytes, now: now))
-            try FileIO.atomicReplace(pointerPath, with: pointer.encoded())
-            SnapshotRetention.prune(directory: snapshotDirectory, current: version, graceDays: graceDays, now: now)
-            return pointer
-        }
+    /// What `refresh` did.
+    public enum Outcome: Sendable, Equatable {
+        /// The pointer written.
+        case signed(SignedPointer)
+        /// Nothing signed (SPEC §12.1): the snapshot for the version holds other bytes; the
+        /// previous pointer stays. Already reported to the store's `onRefused`.
+        case refused(SnapshotMismatch)
     }
 
+    /// Under the publish lock (so catalog.json and the derived bytes are one version): derives
+    /// latest_model_details.json from the catalog (SPEC §12.1: never read back to be signed),
+    /// writes the snapshot of the current version when missing, signs the derived bytes into a
+    /// fresh pointer and prunes old snapshots — unless the snapshot holds other bytes.
+    @discardableResult
+    public func refresh(now: Int64) throws(CatalogError) -> Outcome {
+        try FileIO.makeDirectory(store.directory)
+        return try PublishLock.withLock(path: store.lockPath) { () throws(CatalogError) -> Outcome in
+            let catalog = try store.load()
+            let version = catalog.catalogVersion
+            let details = catalog.latestDetailsJSON(publicBaseURL: store.baseURL(of: catalog))
+            // The derived file is replaced by every change and cached briefly, never as
+            // immutable: one that is missing or not the derivation is written afresh.
+            if try FileIO.read(store.latestDetailsPath) != details { try FileIO.atomicReplace(store.latestDetailsPath, with: details) }
+            let snapshot = snapshotPath(catalog: version)
+            // Immutable once written: a CDN may have cached it for a year.
+            switch DerivedSnapshot.compare(file: SignedPointer.snapshotPath(catalog: version), catalog: version,
+                                           derived: details, onDisk: try FileIO.read(snapshot)) {
+            case .mismatch(let refusal):
+                store.onRefused?(refusal)
+                return .refused(refusal)
+            case .same: break
+            case .missing:
+                try FileIO.makeDirectory(snapshotDirectory)
+                try FileIO.atomicReplace(snapshot, with: details)
+            }
+            let pointer = SignedPointer(stamp: signer.sign(kind: .details, catalog: version, body: details, now: now))
+            try FileIO.atomicReplace(pointerPath, with: pointer.encoded())
+            SnapshotRetention.prune(directory: snapshotDirectory, current: version, graceDays: graceDays, now: now)
+            return .signed(pointer)
+        }
+    }
 }

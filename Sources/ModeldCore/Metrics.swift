@@ -36,7 +36,7 @@ public final class Metrics: Sendable {
     private enum Scalar: Int, CaseIterable {
         case eventsAccepted, eventsDuplicate, eventsRejected, eventBatches, eventCommits
         case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped, guardSkippedLines
-        case catalogPolls, guardIntervals
+        case catalogPolls, guardIntervals, signingRefused
     }
 
     public init(version: String) {
@@ -87,6 +87,9 @@ public final class Metrics: Sendable {
     public func recordPublish() { add(.publishes) }
 
     public func recordAccessLogDropped(_ records: Int) { add(.accessLogDropped, records) }
+
+    /// A derived snapshot not signed because its file holds other bytes (SPEC §12.1).
+    public func recordSigningRefused() { add(.signingRefused) }
 
     func recordGuard(release: String, _ gauges: GuardGauges?) { guards.withLock { $0[release] = gauges } }
 
@@ -143,6 +146,9 @@ public final class Metrics: Sendable {
         out.sample("modeld_publishes_total", value(.publishes))
         out.family("modeld_access_log_dropped_total", .counter, help: "Access-log records dropped because the writer fell behind or failed.")
         out.sample("modeld_access_log_dropped_total", value(.accessLogDropped))
+        out.family("modeld_signing_refused_total", .counter,
+                   help: "Derived snapshots not signed because the file for their version holds other bytes (the previous pointer is kept).")
+        out.sample("modeld_signing_refused_total", value(.signingRefused))
         renderGuards(&out)
         out.family("modeld_build_info", .gauge, help: "Build information; the value is always 1.")
         out.sample("modeld_build_info", labels: ["version": version], 1)

@@ -104,7 +104,11 @@ public enum ModeldApp {
         }
         metrics.setOpenConnectionsSource { server.openConnections }
         let store = CatalogStore(directory: config.modelsDir, publicBaseURL: config.resolvedPublicBaseURL(boundPort: port),
-                                 isFallbackBaseURL: config.publicBaseURL == nil, signer: signing?.signer, graceDays: config.retiredGraceDays)
+                                 isFallbackBaseURL: config.publicBaseURL == nil, signer: signing?.signer, graceDays: config.retiredGraceDays,
+                                 onRefused: { refusal in
+                                     metrics.recordSigningRefused()
+                                     Logger(label: "modeld.signing").error("refusing to sign: \(refusal.message)")
+                                 })
         let signingService = signing.map {
             SigningService(signing: $0, holder: holder, store: store, graceDays: config.retiredGraceDays)
         }

@@ -1,11 +1,12 @@
 import ArgumentParser
+import Foundation
 import ModelCatalog
 
 /// `modelctl catalog …`: properties of the catalog itself, changed offline under the publish lock.
 struct CatalogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog", abstract: "Change properties of the catalog itself.",
-        subcommands: [CatalogSetBaseURLCommand.self])
+        subcommands: [CatalogSetBaseURLCommand.self, CatalogBumpCommand.self])
 }
 
 /// `modelctl catalog set-base-url URL [--models-dir DIR]`: the one deliberate way to change the
@@ -33,7 +34,7 @@ struct CatalogSetBaseURLCommand: ParsableCommand {
             let signing = try SigningConfig.signer(keyFiles: [])
             // The writer's own base is irrelevant here: set-base-url overrides whatever is recorded.
             let store = CatalogStore(directory: modelsDir, publicBaseURL: base, signer: signing?.signer,
-                                     graceDays: signing?.graceDays ?? SigningConfig.graceDays())
+                                     graceDays: signing?.graceDays ?? SigningConfig.graceDays(), onRefused: SigningConfig.reportRefusal)
             let change: Versioned<String?>
             do throws(CatalogError) {
                 change = try store.setPublicBaseURL(base)
@@ -58,6 +59,40 @@ struct CatalogSetBaseURLCommand: ParsableCommand {
                 print("public_base_url: \(base) (was \(change.value ?? "not recorded")); catalog_version \(change.catalogVersion)")
             } else {
                 print("public_base_url is already \(base); nothing changed (catalog_version \(change.catalogVersion))")
+            }
+        }
+    }
+}
+
+/// `modelctl catalog bump [--models-dir DIR]` (SPEC §12.1): catalog version N+1 with nothing
+/// else changed, under the publish lock — the remedy when a snapshot for N holds other bytes than
+/// the catalog derives, which no writer signs. Every writer then derives fresh snapshots for
+/// N+1: this one at once (with keys, the signed pointers too), running servers within 2 s.
+struct CatalogBumpCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bump", abstract: "Write the next catalog version with nothing else changed, so fresh snapshots are derived.",
+        discussion: "The remedy `modelctl verify` names for snapshot_mismatch. Prints the new catalog_version.")
+
+    @Option(help: "The models directory.") var modelsDir = "models"
+    @Flag(help: "Machine-readable JSON output.") var json = false
+
+    func run() throws {
+        try failing {
+            guard FileManager.default.fileExists(atPath: modelsDir + "/catalog.json") else { throw CLIFailure("no catalog in \(modelsDir)") }
+            // Keys are loaded first: one modeld would refuse stops the command before anything changes.
+            let signing = try SigningConfig.signer(keyFiles: [])
+            let store = SigningConfig.store(modelsDir, signing: signing)
+            let version: Int64
+            do throws(CatalogError) { version = try store.bump() } catch { throw CLIFailure(error) }
+            SigningConfig.refresh(store, with: signing, after: "catalog bumped")
+            if json {
+                var w = JSONWriter()
+                w.beginObject()
+                w.field("catalog_version", version)
+                w.endObject()
+                print(w.string)
+            } else {
+                print("catalog_version \(version)")
             }
         }
     }

@@ -26,7 +26,7 @@ struct ChunksBackfillCommand: ParsableCommand {
     func run() throws {
         try failing {
             let signing = try SigningConfig.signer(keyFiles: [])
-            let store = CatalogStore(directory: modelsDir, publicBaseURL: OfflineOptions.defaultPublicBaseURL, isFallbackBaseURL: true)
+            let store = SigningConfig.store(modelsDir, signing: signing)
             let result: Versioned<[CatalogStore.BackfilledFile]>
             do throws(CatalogError) { result = try store.backfillChunkLists() } catch { throw CLIFailure(error) }
             if result.value.contains(where: { !$0.restored }) { SigningConfig.refresh(store, with: signing, after: "chunk lists backfilled") }

@@ -18,8 +18,9 @@ struct OfflineChangeOptions: ParsableArguments {
     /// Applies `patch` offline with --models-dir, else through the server's `online` call; prints the release.
     func run(_ id: String, _ patch: ReleasePatch, global: GlobalOptions, online: (AdminAPI) throws -> [UInt8]) throws {
         guard let modelsDir else { return try global.printRelease(online) }
-        // A change is not a publish: it takes the catalog's base URL whatever this host's config says.
-        let store = CatalogStore(directory: modelsDir, publicBaseURL: OfflineOptions.defaultPublicBaseURL, isFallbackBaseURL: true)
+        // Keys are loaded first: one modeld would refuse stops the command before anything changes.
+        let signing = try SigningConfig.signer(keyFiles: [])
+        let store = SigningConfig.store(modelsDir, signing: signing)
         let records = GuardRecords(dataDir: try dataDir ?? ShippedConfig.load()?.dataDir ?? "data")
         let release: Versioned<Release>
         do throws(CatalogError) {
@@ -27,7 +28,7 @@ struct OfflineChangeOptions: ParsableArguments {
         } catch {
             throw CLIFailure(error)
         }
-        SigningConfig.refresh(store, with: try SigningConfig.signer(keyFiles: []), after: "changed")
+        SigningConfig.refresh(store, with: signing, after: "changed")
         try ReleaseOutput(json: global.json).printRelease(release.adminJSON())
     }
 }

@@ -48,16 +48,12 @@ struct OfflineOptions: ParsableArguments {
     /// defers to the catalog's recorded base (SPEC §9.1: the base is the catalog's).
     /// The rules pointers every change writes (SPEC §9.2) are signed with `signing`'s keys.
     private func store(_ modelsDir: String, signing: (signer: Signer, graceDays: Int)?) throws(CLIFailure) -> CatalogStore {
-        let (signer, grace) = (signing?.signer, signing?.graceDays ?? SigningConfig.graceDays())
-        do {
-            if let publicBaseUrl {
-                return CatalogStore(directory: modelsDir, publicBaseURL: try ShippedConfig.validatedBaseURL(publicBaseUrl, flag: "--public-base-url"),
-                                    signer: signer, graceDays: grace)
-            }
-        } catch { throw CLIFailure("\(error)", exitCode: 2) }
-        if let configured = try ShippedConfig.load()?.publicBaseURL {
-            return CatalogStore(directory: modelsDir, publicBaseURL: configured, signer: signer, graceDays: grace)
+        let base: String?
+        if let publicBaseUrl {
+            do { base = try ShippedConfig.validatedBaseURL(publicBaseUrl, flag: "--public-base-url") } catch { throw CLIFailure("\(error)", exitCode: 2) }
+        } else {
+            base = try ShippedConfig.load()?.publicBaseURL
         }
-        return CatalogStore(directory: modelsDir, publicBaseURL: Self.defaultPublicBaseURL, isFallbackBaseURL: true, signer: signer, graceDays: grace)
+        return SigningConfig.store(modelsDir, publicBaseURL: base, signing: signing)
     }
 }

@@ -20,6 +20,18 @@ enum SigningConfig {
         return (Signer(keys: keys, ttlSeconds: Int64(ttl)), config?.retiredGraceDays ?? 7)
     }
 
+    /// How modelctl reports a snapshot it refused to sign (SPEC §12.1): one stderr line naming the file.
+    static let reportRefusal: @Sendable (SnapshotMismatch) -> Void = { printError("modelctl: error: refusing to sign: \($0.message)") }
+
+    /// The store of an offline writer with `publicBaseURL` configured (it must be the catalog's),
+    /// else one that takes the catalog's base URL whatever this host's config says (every offline
+    /// change that is not a publish). It signs the rules pointers with `signing`'s keys (unsigned
+    /// without) and prints every refusal.
+    static func store(_ modelsDir: String, publicBaseURL: String? = nil, signing: (signer: Signer, graceDays: Int)?) -> CatalogStore {
+        CatalogStore(directory: modelsDir, publicBaseURL: publicBaseURL ?? OfflineOptions.defaultPublicBaseURL, isFallbackBaseURL: publicBaseURL == nil,
+                     signer: signing?.signer, graceDays: signing?.graceDays ?? graceDays(), onRefused: reportRefusal)
+    }
+
     /// `retired_grace_days` of ./config/modeld.json (default 7): how long superseded snapshots stay.
     static func graceDays() -> Int { ((try? ShippedConfig.load()) ?? nil)?.retiredGraceDays ?? 7 }
 

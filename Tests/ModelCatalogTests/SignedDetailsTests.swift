@@ -5,8 +5,8 @@ import ModeldSigning
 import Testing
 @testable import ModelCatalog
 
-/// The static signed metadata in a models directory (SPEC §12): snapshot + pointer, immutable
-/// snapshots, retention of superseded snapshots for `retired_grace_days`.
+/// The static signed metadata in a models directory (SPEC §12): retention of superseded snapshots
+/// for `retired_grace_days` (signing only what is derived, SPEC §12.1: DerivedSnapshotTests).
 @Suite struct SignedDetailsTests {
     let key = try! SigningKey(seed: Array(repeating: 9, count: 32))
     let day: Int64 = 86_400
@@ -24,24 +24,6 @@ import Testing
         let t = now - days * day
         var times = [timespec(tv_sec: Int(t), tv_nsec: 0), timespec(tv_sec: Int(t), tv_nsec: 0)]
         _ = utimensat(AT_FDCWD, dir.path + "/" + name, &times, 0)
-    }
-
-    @Test func refresh_writesSnapshotOfTheDerivedFileAndAVerifiablePointer() throws {
-        let dir = TempDir()
-        defer { dir.remove() }
-        try setVersion(dir, 4)
-        dir.write("latest_model_details.json", "{\"1.0.0\":null}\n")
-        let pointer = try details(dir).refresh(now: 1_000)
-        #expect(pointer.catalog == 4 && pointer.file == "details/4.json")
-        #expect(dir.read("details/4.json") == "{\"1.0.0\":null}\n")
-        let onDisk = try SignedPointer.decode(Array(dir.read("latest_model_details.sig.json")!.utf8))
-        let verified = try SignatureVerifier(trusted: [key.publicKey])
-            .verifyPointer(onDisk, snapshot: Array(dir.read("details/4.json")!.utf8), now: 1_000)
-        #expect(verified == [key.keyID])
-        // Immutable: a later refresh at the same version keeps the snapshot's bytes.
-        dir.write("latest_model_details.json", "{}\n")
-        _ = try details(dir).refresh(now: 2_000)
-        #expect(dir.read("details/4.json") == "{\"1.0.0\":null}\n")
     }
 
     @Test func supersededSnapshots_areKeptForTheGracePeriod_thenPruned() throws {

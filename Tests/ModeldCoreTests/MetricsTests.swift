@@ -157,6 +157,8 @@ private struct ExpositionParser {
         metrics.recordPublish()
         for _ in 0..<3 { metrics.recordCatalogPoll() }
         metrics.recordGuardInterval()
+        metrics.recordSigningRefused()
+        metrics.recordSigningRefused()
 
         let parsed = try ExpositionParser(metrics.render())
         #expect(parsed.value("modeld_http_requests_total", ["route": "latest", "status": "200"]) == 2)
@@ -182,6 +184,8 @@ private struct ExpositionParser {
         #expect(parsed.value("modeld_publishes_total") == 1)
         #expect(parsed.value("modeld_catalog_polls_total") == 3)
         #expect(parsed.value("modeld_guard_intervals_total") == 1)
+        #expect(parsed.value("modeld_signing_refused_total") == 2)
+        #expect(parsed.types["modeld_signing_refused_total"] == "counter")
         #expect(parsed.value("modeld_build_info", ["version": "1.0 \"beta\"\\n"]) == 1)
         #expect(parsed.types["modeld_fsync_seconds"] == "histogram")
         #expect(parsed.types["modeld_http_requests_total"] == "counter")

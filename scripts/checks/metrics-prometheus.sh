@@ -37,7 +37,7 @@ def check():
     need = {"modeld_http_requests": "counter", "modeld_http_response_body_bytes": "counter",
             "modeld_open_connections": "gauge", "modeld_events": "counter", "modeld_event_batches": "counter",
             "modeld_event_commits": "counter", "modeld_fsync_seconds": "histogram",
-            "modeld_catalog_reloads": "counter", "modeld_build_info": "gauge"}
+            "modeld_catalog_reloads": "counter", "modeld_signing_refused": "counter", "modeld_build_info": "gauge"}
     bad = [f"{n}: {families[n].type if n in families else 'missing'}" for n, t in need.items()
            if n not in families or families[n].type != t]
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families.values() for s in f.samples}
