@@ -5,8 +5,9 @@ import ModelCatalog
 /// Re-hashes every file the catalog names (SPEC §7.1 `verify`), streaming in 1 MiB reads: model
 /// files can be far larger than memory. In the same pass it chunks the file again, so a file
 /// that matches has its chunk list (SPEC §14) checked too: present, the bytes the catalog
-/// records, and exactly the list the file's bytes give. Read-only: it takes no lock and
-/// writes nothing.
+/// records, and exactly the list the file's bytes give. Then the snapshots of the current
+/// catalog version (SPEC §12.1): each present one must be what the catalog derives. Read-only: it takes
+/// no lock and writes nothing.
 struct VerifyCatalog {
     static let chunkSize = 1 << 20
     let store: CatalogStore
@@ -19,7 +20,8 @@ struct VerifyCatalog {
         var report = VerifyReport(directory: store.directory)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
-        let (files, deleted) = Self.files(of: try catalog())
+        let catalog = try self.catalog()
+        let (files, deleted) = Self.files(of: catalog)
         report.skipped = deleted
         for file in files {
             report.checked += 1
@@ -31,12 +33,32 @@ struct VerifyCatalog {
                 if let problem = checkChunkList(of: file, rebuilt: list) { report.problems.append(problem) } else { report.chunkLists += 1 }
             }
         }
+        checkDerivedFiles(of: catalog, into: &report)
         if !report.problems.isEmpty {
-            // Garbage collection may have deleted a file (and marked it) while we were reading.
-            let present = Set(Self.files(of: try catalog()).present.map(\.file))
-            report.problems.removeAll { !present.contains($0.release.file) }
+            // Garbage collection may have deleted a file (and marked it) while we were reading,
+            // and a change meanwhile makes other snapshots current.
+            let now = try self.catalog()
+            let present = Set(Self.files(of: now).present.map(\.file))
+            report.problems.removeAll { problem in
+                problem.release.map { !present.contains($0.file) } ?? (now.catalogVersion != catalog.catalogVersion)
+            }
         }
         return report
+    }
+
+    /// The snapshots of the current version against the disk; a missing one is a writer's to
+    /// write, not a problem. A catalog without a recorded base URL (none changed it since
+    /// v4) has no one derivation — each writer used its own base — so it is not checked.
+    private func checkDerivedFiles(of catalog: Catalog, into report: inout VerifyReport) {
+        guard let base = catalog.publicBaseURL else { return }
+        for (file, derived) in DerivedSnapshot.files(of: catalog, publicBaseURL: base) {
+            switch DerivedSnapshot.compare(file: file, catalog: catalog.catalogVersion, derived: derived,
+                                           onDisk: try? FileIO.read(store.directory + "/" + file)) {
+            case .missing: break
+            case .same: report.snapshots += 1
+            case .mismatch(let mismatch): report.problems.append(.init(mismatch, directory: store.directory))
+            }
+        }
     }
 
     /// Every file the catalog says is on disk (releases' and variants'), and how many it marks deleted.

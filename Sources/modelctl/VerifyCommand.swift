@@ -3,13 +3,16 @@ import ModelCatalog
 
 /// `modelctl verify [--models-dir DIR]`: every file the catalog names must have its catalog size
 /// and SHA-256 (SPEC §7.1), and a chunk list that is the recorded one and describes it (SPEC
-/// §14). Exit 1 naming each bad file; files GC deleted are skipped.
+/// §14), and the snapshots of the current catalog version must be what it derives (SPEC §12.1
+/// `snapshot_mismatch`). Exit 1 naming each bad file; files GC deleted are skipped.
 /// With `--signatures`: the signed metadata instead (SPEC §12, `VerifySignatures`).
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Re-hash every model file and its chunk list against the catalog.",
         discussion: "Prints one line per missing or mismatching file and exits 1 if there is any; "
-            + "otherwise a summary line. Reads the directory directly: no server needed.")
+            + "otherwise a summary line. Also compares the snapshots details/<N>.json and "
+            + "rules/<channel>/<N>.json of the current catalog version with what the catalog derives "
+            + "(snapshot_mismatch; remedy `modelctl catalog bump`). Reads the directory directly: no server needed.")
 
     @Option(help: "The models directory.") var modelsDir = "models"
     @Flag(help: "Machine-readable JSON output.") var json = false

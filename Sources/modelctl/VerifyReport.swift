@@ -18,6 +18,8 @@ struct VerifyReport {
             case missing, unreadable, sizeMismatch, sha256Mismatch
             /// The model file is right; its chunk list is not.
             case chunkList(ChunkListFinding)
+            /// A snapshot holds other bytes than the catalog derives for its version (SPEC §12.1).
+            case snapshotMismatch
 
             /// The `problem` value of the JSON report.
             var code: String {
@@ -27,13 +29,16 @@ struct VerifyReport {
                 case .sizeMismatch: "size_mismatch"
                 case .sha256Mismatch: "sha256_mismatch"
                 case .chunkList(let finding): finding.code
+                case .snapshotMismatch: "snapshot_mismatch"
                 }
             }
         }
 
-        let release: CheckedFile
+        /// nil for a snapshot (`snapshotMismatch`): no release owns it.
+        let release: CheckedFile?
         let kind: Kind
-        /// The file the problem is about: the model file, or its `.chunks` (`isChunkList`).
+        /// The file the problem is about: the model file, its `.chunks` (`isChunkList`), or a
+        /// snapshot relative to the models directory.
         let file: String
         /// What the catalog records for `file`, when it records anything.
         let expected: (size: Int64, sha256: String)?
@@ -68,19 +73,32 @@ struct VerifyReport {
             self.detail = detail
         }
 
-        var isChunkList: Bool { file != release.file }
+        /// A snapshot that is not what the catalog derives; `directory` goes into the remedy.
+        init(_ mismatch: SnapshotMismatch, directory: String) {
+            release = nil
+            kind = .snapshotMismatch
+            file = mismatch.file
+            expected = (mismatch.expectedSize, mismatch.expectedSHA256)
+            actualSize = mismatch.foundSize
+            actualSHA256 = mismatch.foundSHA256
+            detail = "catalog version \(mismatch.catalog) derives other bytes; no writer signs this file"
+            remedy = "\(SnapshotMismatch.remedy) --models-dir \(directory)"
+        }
 
-        /// One line naming the release and the file, for people.
+        var isChunkList: Bool { release.map { file != $0.file } ?? false }
+
+        /// One line naming the release (if any) and the file, for people.
         var line: String {
             let what: String
             switch kind {
             case .missing: what = "missing"
             case .unreadable: what = "unreadable: \(detail ?? "")"
-            case .sizeMismatch: what = "size \(actualSize ?? 0) bytes, catalog says \(release.size)"
-            case .sha256Mismatch: what = "sha256 \(actualSHA256 ?? ""), catalog says \(release.sha256)"
+            case .sizeMismatch: what = "size \(actualSize ?? 0) bytes, catalog says \(expected?.size ?? 0)"
+            case .sha256Mismatch: what = "sha256 \(actualSHA256 ?? ""), catalog says \(expected?.sha256 ?? "")"
             case .chunkList(let finding): what = finding.message
+            case .snapshotMismatch: what = "snapshot_mismatch: sha256 \(actualSHA256 ?? ""), expected \(expected?.sha256 ?? "") (\(detail ?? ""))"
             }
-            return "\(release.id) \(file): \(what)" + (remedy.map { "; run `\($0)`" } ?? "")
+            return (release.map { "\($0.id) " } ?? "") + "\(file): \(what)" + (remedy.map { "; run `\($0)`" } ?? "")
         }
     }
 
@@ -89,6 +107,8 @@ struct VerifyReport {
     var bytes: Int64 = 0
     /// Chunk lists found to be the recorded ones and to describe their files.
     var chunkLists = 0
+    /// Snapshots of the current catalog version found to be its derivation (SPEC §12.1).
+    var snapshots = 0
     /// Releases whose file garbage collection deleted (`file_deleted_at`): nothing to check.
     var skipped = 0
     var problems: [Problem] = []
@@ -96,23 +116,27 @@ struct VerifyReport {
     var summary: String {
         "ok: \(checked) file\(checked == 1 ? "" : "s") (\(bytes.byteCountText)) in \(directory) match the catalog, "
             + "and so do their \(chunkLists) chunk list\(chunkLists == 1 ? "" : "s")"
+            + (snapshots > 0 ? "; \(snapshots) snapshot\(snapshots == 1 ? "" : "s") of its version match\(snapshots == 1 ? "es" : "") the catalog's derivation" : "")
             + (skipped > 0 ? "; \(skipped) skipped (file deleted)" : "")
     }
 
     /// The one-line cause of a failed run (stderr).
     var failure: String {
         let lists = problems.filter(\.isChunkList).count
-        let files = problems.count - lists
+        let derived = problems.filter { $0.release == nil }.count
+        let files = problems.count - lists - derived
         var parts: [String] = []
         if files > 0 { parts.append("\(files) of \(checked) files in \(directory) do not match the catalog") }
         if lists == 1 { parts.append("1 chunk list is missing or does not describe its file") }
         if lists > 1 { parts.append("\(lists) chunk lists are missing or do not describe their files") }
+        if derived > 0 { parts.append("\(derived) snapshot\(derived == 1 ? " holds" : "s hold") other bytes than the catalog derives (snapshot_mismatch)") }
         return parts.joined(separator: "; ")
     }
 
-    /// `{"models_dir","ok","checked","chunk_lists","skipped","bytes","problems":[{"id","file","problem",…}]}`.
+    /// `{"models_dir","ok","checked","chunk_lists","snapshots","skipped","bytes","problems":[{"id","file","problem",…}]}`.
     /// A chunk-list problem names the list as `file` and its model file as `model_file`; the
-    /// expected figures are the catalog's record (absent when it records none).
+    /// expected figures are the catalog's record (absent when it records none). A
+    /// `snapshot_mismatch` has no `id`: its expected figures are the catalog's derivation.
     var json: String {
         var w = JSONWriter()
         w.beginObject()
@@ -120,15 +144,16 @@ struct VerifyReport {
         w.key("ok"); w.bool(problems.isEmpty)
         w.field("checked", checked)
         w.field("chunk_lists", chunkLists)
+        w.field("snapshots", snapshots)
         w.field("skipped", skipped)
         w.field("bytes", bytes)
         w.key("problems")
         w.beginArray()
         for p in problems {
             w.beginObject()
-            w.field("id", p.release.id)
+            if let release = p.release { w.field("id", release.id) }
             w.field("file", p.file)
-            if p.isChunkList { w.field("model_file", p.release.file) }
+            if p.isChunkList, let release = p.release { w.field("model_file", release.file) }
             w.field("problem", p.kind.code)
             if let expected = p.expected { w.field("expected_size", expected.size) }
             if let size = p.actualSize { w.field("actual_size", size) }

@@ -24,11 +24,15 @@ extension ChunksCLITests {
         return #","chunks":{"sha256":"\#(sha)","size":\#(bytes.count)}"#
     }
 
+    /// Edits catalog.json by hand, bumping `catalog_version` as every change does (SPEC §12), so
+    /// the snapshots of the old version are not taken for altered ones (SPEC §12.1).
     private func editCatalog(_ edit: (String) -> String) throws {
         let url = models.appendingPathComponent("catalog.json")
         let before = try String(contentsOf: url, encoding: .utf8)
-        let after = edit(before)
+        var after = edit(before)
         try #require(after != before, "the edit changed nothing")
+        let version = try #require(after.firstMatch(of: /"catalog_version":(\d+)/))
+        after.replaceSubrange(version.range, with: #""catalog_version":\#(Int(version.1)! + 1)"#)
         try after.write(to: url, atomically: true, encoding: .utf8)
     }
 

@@ -275,8 +275,9 @@ import Testing
     @Test func verify_skipsFilesGarbageCollected_SPEC7_1() throws {
         let id = try #require(try publish(try modelFile("a.onnx", size: 10))["id"] as? String)
         try FileManager.default.removeItem(at: models.appendingPathComponent("\(id).onnx"))
-        // What GC leaves: the entry stays, retired and marked file_deleted_at.
+        // What GC leaves: the entry stays, retired and marked file_deleted_at, in a new version.
         var document = try catalog()
+        document["catalog_version"] = (document["catalog_version"] as? Int ?? 0) + 1
         var entries = try releases()
         entries[0]["state"] = "retired"
         entries[0]["retired_at"] = "2026-01-01T00:00:00.000Z"
