@@ -35,32 +35,34 @@ public struct Methods: OptionSet, Sendable {
 }
 
 /// A path pattern: literal segments, `{name}` for one non-empty segment, and a final `{name...}`
-/// for the rest of the path (any bytes, `/` included, possibly empty). No normalisation: the
-/// path is matched byte for byte as it came.
+/// for the rest of the path (`/` included, possibly empty). No normalisation (`..`, `//`, escapes
+/// stay as they came); the parser admits only ASCII targets, so comparing is comparing bytes.
 public struct PathPattern: Sendable, CustomStringConvertible {
     private enum Segment: Sendable {
         case literal(Substring)
         case parameter
-        case rest
     }
 
     /// As declared, e.g. `/admin/models/{id}/guard`.
     public let description: String
     private let segments: [Segment]
+    /// Ends in `{name...}`.
+    private let takesRest: Bool
     /// The whole pattern when it has no parameter: matched with one comparison.
     private let literal: String?
 
     public init(_ text: String) {
         precondition(text.hasPrefix("/"), "a path pattern starts with /: \(text)")
         description = text
-        let pieces = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
-        segments = pieces.enumerated().map { i, piece in
-            guard piece.hasPrefix("{") && piece.hasSuffix("}") else { return .literal(piece) }
-            guard piece.hasSuffix("...}") else { return .parameter }
-            precondition(i == pieces.count - 1, "{name...} ends a pattern: \(text)")
-            return .rest
+        var pieces = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        takesRest = pieces.last!.hasPrefix("{") && pieces.last!.hasSuffix("...}")
+        if takesRest { pieces.removeLast() }
+        segments = pieces.map { piece in
+            precondition(!piece.hasSuffix("...}"), "{name...} ends a pattern: \(text)")
+            return piece.hasPrefix("{") && piece.hasSuffix("}") ? .parameter : .literal(piece)
         }
-        literal = segments.allSatisfy { if case .literal = $0 { true } else { false } } ? text : nil
+        let parameterFree = segments.allSatisfy { if case .literal = $0 { true } else { false } }
+        literal = parameterFree && !takesRest ? text : nil
     }
 
     /// The parameters' values in pattern order, or nil when `path` does not match.
@@ -70,23 +72,18 @@ public struct PathPattern: Sendable, CustomStringConvertible {
         var remaining = path[path.index(after: path.startIndex)...]
         var parameters: [Substring] = []
         for (i, segment) in segments.enumerated() {
-            if case .rest = segment {
-                parameters.append(remaining)
-                return parameters
-            }
             let slash = remaining.utf8.firstIndex(of: UInt8(ascii: "/"))
             let piece = remaining[..<(slash ?? remaining.endIndex)]
             switch segment {
             case .literal(let expected): guard piece == expected else { return nil }
             case .parameter: guard !piece.isEmpty else { return nil }; parameters.append(piece)
-            case .rest: break
             }
-            let last = i == segments.count - 1
-            guard let slash else { return last ? parameters : nil }
-            guard !last else { return nil }
+            if i == segments.count - 1 && !takesRest { return slash == nil ? parameters : nil }
+            guard let slash else { return nil }
             remaining = remaining[remaining.utf8.index(after: slash)...]
         }
-        return nil
+        parameters.append(remaining)   // only a pattern that takes the rest gets here
+        return parameters
     }
 }
 
