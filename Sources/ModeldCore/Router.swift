@@ -73,7 +73,8 @@ enum RouteAccess: Sendable {
 enum RouteHandler: Sendable {
     /// On the loop thread: must not block (answers from memory, or body handling).
     case loop(@Sendable (Router, RouteRequest) -> HeadDecision)
-    /// On `BlockingWork`, the exchange completed from there.
+    /// On `BlockingWork`, the exchange completed with its answer (the exchange's label is
+    /// loop-confined: a handler that refines it is a `.loop` one).
     case blocking(@Sendable (Router, RouteRequest) -> Response)
 }
 
