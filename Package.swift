@@ -181,6 +181,8 @@ let package = Package(
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
             "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
+            // Router.table, which RouteTableConductTests walks against the real binary.
+            "HTTPServer", "ModeldCore",
         ]),
     ]
 )

@@ -356,7 +356,7 @@ final class Connection {
             out.track(ExchangeSummary(method: exchange?.method ?? "", path: exchange?.path ?? "", peer: peer,
                                       status: response.status, bytesSent: 0, contentLength: sendsBody ? length : 0,
                                       rangeRequested: exchange?.rangeRequested ?? false,
-                                      startNanos: exchange?.startNanos ?? loop.now, endNanos: 0, label: response.label),
+                                      startNanos: exchange?.startNanos ?? loop.now, endNanos: 0, label: response.label ?? exchange?.label),
                       bodyStart: bodyStart)
         }
         if closing {
@@ -422,7 +422,7 @@ final class Connection {
             ex.bodyHandler = nil
             loop.observer?.exchangeFinished(ExchangeSummary(
                 method: ex.method, path: ex.path, peer: peer, status: 0, bytesSent: 0, contentLength: 0,
-                rangeRequested: ex.rangeRequested, startNanos: ex.startNanos, endNanos: loop.now, label: nil))
+                rangeRequested: ex.rangeRequested, startNanos: ex.startNanos, endNanos: loop.now, label: ex.label))
         }
         let unfinished = out.abandon(nowNanos: loop.now)
         if let observer = loop.observer { unfinished.forEach(observer.exchangeFinished) }

@@ -3,7 +3,7 @@ import HTTPWire
 
 /// One request/response exchange, handed to the route. Routes may keep it and complete it from
 /// any thread; everything else about the connection stays on its loop.
-// @unchecked: `connection`, `responded` and `bodyHandler` are touched only on the owning loop's
+// @unchecked: `connection`, `responded`, `label` and `bodyHandler` are touched only on the owning loop's
 // thread; other threads reach the loop through its Mutex-guarded mailbox.
 public final class Exchange: @unchecked Sendable {
     public let peer: String
@@ -17,6 +17,9 @@ public final class Exchange: @unchecked Sendable {
     let rangeRequested: Bool
     let startNanos: Int64
     var responded = false
+    /// The route's label, handed back in `ExchangeSummary.label` when the response carries none
+    /// (an answer completed later, a 413 the engine sends, a client that left). Set in `handle`.
+    public var label: (any Sendable)?
     var bodyHandler: (@Sendable ([UInt8], HTTPFields) -> Void)?
 
     init(loop: EventLoop, connection: Connection, head: RequestHead, startNanos: Int64) {

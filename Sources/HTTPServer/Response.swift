@@ -26,7 +26,8 @@ public struct Response: Sendable {
     public var parts: [BodyPart]
     /// The file that `.file` parts refer to.
     public var file: OpenFile?
-    /// Opaque to the engine; handed back in `ExchangeSummary.label` (e.g. the metrics route name).
+    /// Opaque to the engine; handed back in `ExchangeSummary.label` in place of `Exchange.label`
+    /// (a route's label made more precise by the answer, e.g. with the model served).
     public var label: (any Sendable)?
 
     public init(status: Int = 200, headers: HTTPFields = [:], parts: [BodyPart] = [], file: OpenFile? = nil,

@@ -25,105 +25,31 @@ struct AdminResponder: Sendable {
     let console: ConsoleAccess?
 
     static let collection = "/admin/models"
-    private static let label = RequestLabel(route: .admin)
-
-    /// What an authorized request asks for, decided from its head alone: either the answer
-    /// itself or the operation that needs the exchange (a body, or work on the blocking thread).
-    enum Route {
-        case answer(Response)
-        case publish
-        case addVariant(id: String)
-        case removeVariant(id: String, name: String)
-        case patch(id: String)
-        case retire(id: String)
-    }
-
-    func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
-        guard let token else { return .respond(Response.error(404, "not_found", "no such resource").labelled(Self.label)) }
-        let actor: ConsoleActor?
-        switch authorize(head, exchange, token) {
-        case .success(let a): actor = a
-        case .failure(let refusal): return .respond(refusal.response)
-        }
-        switch route(head) {
-        case .answer(let r): return .respond(r)
-        case .publish: return publish(head, exchange, actor)
-        case .addVariant(let id): return addVariant(id, head, exchange, actor)
-        case .removeVariant(let id, let name):
-            mutateLater(exchange, actor.map { ($0, "remove_variant") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
-                try store.removeVariant(named: name, from: id)
-            }(id)
-            return .deferred
-        case .patch(let id): return patch(id, exchange, actor)
-        case .retire(let id):
-            mutateLater(exchange, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
-                try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
-            }(id)
-            return .deferred
-        }
-    }
-
-    /// The routing of the admin paths once authorized, free of sockets so it can be table-tested.
-    func route(_ head: RequestHead) -> Route {
-        if head.path == Self.collection {
-            switch head.method {
-            case "GET", "HEAD": return .answer(list())
-            case "POST": return .publish
-            default: return .answer(notAllowed("GET, HEAD, POST"))
-            }
-        }
-        let segments = head.path.hasPrefix(Self.collection + "/")
-            ? head.path.dropFirst(Self.collection.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            : []
-        guard let id = segments.first, !id.isEmpty else {
-            return .answer(Response.error(404, "not_found", "no such resource").labelled(Self.label))
-        }
-        switch (segments.count, segments.count > 1 ? segments[1] : "") {
-        case (1, _): break
-        case (2, "guard"):
-            guard head.method == "GET" || head.method == "HEAD" else { return .answer(notAllowed("GET, HEAD")) }
-            return .answer(guardStatus(id))
-        case (2, "variants"):
-            guard head.method == "POST" else { return .answer(notAllowed("POST")) }
-            return .addVariant(id: id)
-        case (3, "variants") where !segments[2].isEmpty:
-            guard head.method == "DELETE" else { return .answer(notAllowed("DELETE")) }
-            return .removeVariant(id: id, name: segments[2])
-        default:
-            return .answer(Response.error(404, "not_found", "no such resource").labelled(Self.label))
-        }
-        switch head.method {
-        case "GET", "HEAD": return .answer(show(id))
-        case "PATCH": return .patch(id: id)
-        case "DELETE": return .retire(id: id)
-        default: return .answer(notAllowed("GET, HEAD, PATCH, DELETE"))
-        }
-    }
 
     // MARK: authorization
 
-    struct Refusal: Error { let response: Response }
-
     /// The bearer token, or a live console session (with its CSRF token for a change). A session
-    /// comes back as the actor its changes are audited under; the bearer token as nil.
-    private func authorize(_ head: RequestHead, _ exchange: Exchange, _ token: AdminToken) -> Result<ConsoleActor?, Refusal> {
+    /// comes back as the actor its changes are audited under; the bearer token as nil. Without a
+    /// configured token every admin path is 404.
+    func authorize(_ head: RequestHead, _ exchange: Exchange) -> Result<ConsoleActor?, Refusal> {
+        guard let token else { return .failure(Refusal(response: Router.notFound)) }
         if token.matches(authorization: head.headers["Authorization"]) { return .success(nil) }
         if let console, let session = console.session(head) {
             if ConsoleAccess.needsCSRF(head.method), !ConsoleAccess.csrfMatches(head, session) {
-                return .failure(Refusal(response: Response.error(403, "forbidden", ConsoleAccess.forbidden).labelled(Self.label)))
+                return .failure(Refusal(response: Response.error(403, "forbidden", ConsoleAccess.forbidden)))
             }
             return .success(ConsoleActor(audit: console.audit, session: session, peer: exchange.peer))
         }
         var r = Response.error(401, "unauthorized", "missing or wrong bearer token")
         r.headers.append("WWW-Authenticate", "Bearer")
-        return .failure(Refusal(response: r.labelled(Self.label)))
+        return .failure(Refusal(response: r))
     }
 
     // MARK: routes
 
     /// `{"catalog_version":N,"releases":[…]}`: the served catalog's version says which state
     /// the list shows (SPEC §12).
-    private func list() -> Response {
+    func list() -> Response {
         let served = catalog.served.snapshot
         var w = JSONWriter(capacity: 4096)
         w.beginObject()
@@ -137,26 +63,26 @@ struct AdminResponder: Sendable {
         return json(200, w.bytes)
     }
 
-    private func show(_ id: String) -> Response {
+    func show(_ id: String) -> Response {
         let served = catalog.served.snapshot
         guard let r = served.catalog.release(id: id) else {
-            return Response.error(404, "not_found", "no release \(id)").labelled(Self.label)
+            return Response.error(404, "not_found", "no release \(id)")
         }
         return json(200, r.adminJSON(publicBaseURL: served.publicBaseURL, catalogVersion: served.catalog.catalogVersion))
     }
 
     /// `GET /admin/models/ID/guard` (SPEC §11.5), answered from the files any replica can read.
-    private func guardStatus(_ id: String) -> Response {
+    func guardStatus(_ id: String) -> Response {
         do throws(GuardStatusDocument.Failure) {
             return json(200, try GuardStatusDocument.json(id: id, in: catalog.served.snapshot.catalog, dataDir: dataDir))
         } catch .unreadable(let error) {
             return Self.errorResponse(error)
         } catch {
-            return Response.error(404, "not_found", error.message).labelled(Self.label)
+            return Response.error(404, "not_found", error.message)
         }
     }
 
-    private func publish(_ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
+    func publish(_ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
         let request: PublishRequest
         do throws(CatalogError) {
             request = try PublishRequest(parameters: try Self.parameters(head))
@@ -175,7 +101,7 @@ struct AdminResponder: Sendable {
     }
 
     /// `POST /admin/models/ID/variants?name=&requires=&ext=` (SPEC §3.1): streamed like publish.
-    private func addVariant(_ id: String, _ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
+    func addVariant(_ id: String, _ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
         let request: VariantRequest
         do throws(CatalogError) {
             request = try VariantRequest(parameters: try Self.parameters(head))
@@ -183,7 +109,7 @@ struct AdminResponder: Sendable {
             return .respond(Self.errorResponse(error))
         }
         guard let release = catalog.served.snapshot.catalog.release(id: id) else {
-            return .respond(Response.error(404, "not_found", "no release \(id)").labelled(Self.label))
+            return .respond(Response.error(404, "not_found", "no release \(id)"))
         }
         do throws(CatalogError) { try release.precheckVariant(named: request.name) } catch {
             return .respond(Self.errorResponse(error))
@@ -203,11 +129,11 @@ struct AdminResponder: Sendable {
     ) -> HeadDecision {
         do throws(CatalogError) { try store.checkBaseURL(catalog.served.snapshot.catalog) } catch { return .respond(Self.errorResponse(error)) }
         if case .length(let n) = head.body, n > maxUploadBytes {
-            return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))").labelled(Self.label))
+            return .respond(Response.error(413, "body_too_large", "upload of \(n) bytes exceeds max_upload_bytes (\(maxUploadBytes))"))
         }
         let headerSHA = head.headers["X-Model-SHA256"]
         if let headerSHA, !Hex.isLowercase(headerSHA, bytes: 32) {
-            return .respond(Response.error(400, "invalid_parameter", "X-Model-SHA256 must be 64 lowercase hex digits").labelled(Self.label))
+            return .respond(Response.error(400, "invalid_parameter", "X-Model-SHA256 must be 64 lowercase hex digits"))
         }
         let writer: UploadWriter
         do throws(CatalogError) {
@@ -247,7 +173,7 @@ struct AdminResponder: Sendable {
         return parameters
     }
 
-    private func patch(_ id: String, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
+    func patch(_ id: String, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
@@ -260,9 +186,12 @@ struct AdminResponder: Sendable {
                     exchange.complete(json(200, release.adminJSON(publicBaseURL: served.publicBaseURL,
                                                                   catalogVersion: served.catalog.catalogVersion)))
                 } else {
-                    mutateLater(exchange, actor.map { ($0, AuditEntry.action(forPatch: p)) }) { (id: String) throws(CatalogError) -> Versioned<Release> in
-                        try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir))
-                    }(id)
+                    let audit = actor.map { ($0, AuditEntry.action(forPatch: p)) }
+                    BlockingWork.run { [self] in
+                        exchange.complete(mutate(id, audit) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                            try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir))
+                        })
+                    }
                 }
             } catch {
                 exchange.complete(Self.errorResponse(error))
@@ -271,53 +200,52 @@ struct AdminResponder: Sendable {
         return .collectBody(limit: 65_536)
     }
 
-    /// Runs a catalog change on the blocking-work thread, reloads the served catalog, answers.
+    /// `DELETE /admin/models/ID` (may block: the catalog and guard files are written).
+    func retire(_ id: String, _ actor: ConsoleActor?) -> Response {
+        mutate(id, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+            try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
+        }
+    }
+
+    /// `DELETE /admin/models/ID/variants/NAME` (may block, as retire).
+    func removeVariant(_ name: String, from id: String, _ actor: ConsoleActor?) -> Response {
+        mutate(id, actor.map { ($0, "remove_variant") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+            try store.removeVariant(named: name, from: id)
+        }
+    }
+
+    /// Runs a catalog change, reloads the served catalog, answers; call it off the loop.
     /// `audit`: a console change and its action, recorded with the release before and after.
-    private func mutateLater(
-        _ exchange: Exchange, _ audit: (ConsoleActor, String)?,
-        _ change: @escaping @Sendable (String) throws(CatalogError) -> Versioned<Release>
-    ) -> @Sendable (String) -> Void {
-        { [self] id in
-            BlockingWork.run {
-                do throws(CatalogError) {
-                    let before = catalog.served.snapshot.catalog.release(id: id)
-                    let release = try change(id)
-                    watcher.reloadNow()
-                    audit.map { $0.0.record($0.1, release: id, before: before, after: release.value) }
-                    exchange.complete(json(200, release.adminJSON()))
-                } catch {
-                    exchange.complete(Self.errorResponse(error))
-                }
-            }
+    private func mutate(
+        _ id: String, _ audit: (ConsoleActor, String)?,
+        _ change: (String) throws(CatalogError) -> Versioned<Release>
+    ) -> Response {
+        do throws(CatalogError) {
+            let before = catalog.served.snapshot.catalog.release(id: id)
+            let release = try change(id)
+            watcher.reloadNow()
+            audit.map { $0.0.record($0.1, release: id, before: before, after: release.value) }
+            return json(200, release.adminJSON())
+        } catch {
+            return Self.errorResponse(error)
         }
     }
 
     // MARK: helpers
 
     private func json(_ status: Int, _ body: [UInt8]) -> Response {
-        Response(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                 body: body, label: Self.label)
-    }
-
-    private func notAllowed(_ allow: String) -> Response {
-        var r = Response.error(405, "method_not_allowed", "allowed: \(allow)")
-        r.headers.append("Allow", allow)
-        return r.labelled(Self.label)
+        Response(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: body)
     }
 
     /// The SPEC §10 shape for a catalog error; storage failures other than ENOSPC are 503.
     static func errorResponse(_ e: CatalogError) -> Response {
         let status = e.httpStatus
-        let r: Response
         if status == 500 {
-            var u = Response.error(503, "unavailable", e.message)
-            u.headers.append("Retry-After", "5")
-            r = u
-        } else {
-            let message = e.parameter.map { "\($0): \(e.message)" } ?? e.message
-            r = Response.error(status, e.code.rawValue, message)
+            var r = Response.error(503, "unavailable", e.message)
+            r.headers.append("Retry-After", "5")
+            return r
         }
-        return r.labelled(label)
+        return Response.error(status, e.code.rawValue, e.parameter.map { "\($0): \(e.message)" } ?? e.message)
     }
 
 }

@@ -14,11 +14,11 @@ import Glibc
 
 /// `/console/…` (SPEC §15): the sign-in form, sessions, and the server-rendered views. Pages only
 /// read; every change is a call from console.js to the admin API (`AdminResponder`), which
-/// checks the session's CSRF token and audits it. Without an admin token, or with the console
-/// disabled, every console path is 404.
+/// checks the session's CSRF token and audits it. It exists only when the console is on (an admin
+/// token and `console.enabled`); otherwise the router answers every console path 404.
 struct ConsoleResponder: Sendable {
-    let access: ConsoleAccess?
-    let token: AdminToken?
+    let access: ConsoleAccess
+    let token: AdminToken
     let catalog: CatalogHolder
     let servedToday: ServedToday
     let modelsDir: String
@@ -29,9 +29,6 @@ struct ConsoleResponder: Sendable {
     /// "signed (keyid …)" or "unsigned": how /latest answers are signed (SPEC §12).
     let signature: String
 
-    static let prefix = "/console"
-    private static let label = RequestLabel(route: .other)
-
     /// SPEC §15's header set, on every console response.
     static let securityHeaders: [(String, String)] = [
         ("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"),
@@ -40,55 +37,34 @@ struct ConsoleResponder: Sendable {
         ("Cache-Control", "no-store"),
     ]
 
-    static func owns(_ path: String) -> Bool { path == prefix || path.hasPrefix(prefix + "/") }
+    /// `/console`, any method: the console lives at `/console/`.
+    func home() -> Response {
+        Self.secured(Response(status: 308, headers: ["Location": "/console/"], body: []))
+    }
 
-    func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
-        guard let access, let token else { return .respond(Self.secured(Response.error(404, "not_found", "no such resource"))) }
-        let path = head.path
-        let reading = head.method == "GET" || head.method == "HEAD"
-        switch path {
-        case Self.prefix:
-            var r = Response(status: 308, headers: ["Location": "/console/"], body: [])
-            r.label = Self.label
-            return .respond(Self.secured(r))
-        case "/console/assets/console.js":
-            guard reading else { return .respond(notAllowed("GET, HEAD")) }
-            return .respond(asset(ConsoleAssets.script, "text/javascript; charset=utf-8"))
-        case "/console/assets/console.css":
-            guard reading else { return .respond(notAllowed("GET, HEAD")) }
-            return .respond(asset(ConsoleAssets.style, "text/css; charset=utf-8"))
-        case "/console/login":
-            guard head.method == "POST" else { return .respond(notAllowed("POST")) }
-            return signIn(head, exchange, access, token)
-        case "/console/logout":
-            guard head.method == "POST" else { return .respond(notAllowed("POST")) }
-            return .respond(signOut(head, access))
-        default: break
+    func script() -> Response { asset(ConsoleAssets.script, "text/javascript; charset=utf-8") }
+
+    func style() -> Response { asset(ConsoleAssets.style, "text/css; charset=utf-8") }
+
+    /// The pages below `/console/` answer a signed-in operator only; anyone else gets the
+    /// sign-in page as a 401.
+    private func signedIn(_ head: RequestHead, _ answer: (ConsoleSession) -> Response) -> Response {
+        guard let session = access.session(head) else {
+            return page(401, ConsolePage.signIn(message: "Sign in to see this page."))
         }
-        guard reading else { return .respond(notAllowed("GET, HEAD")) }
-        let session = access.session(head)
-        if path == "/console/" {
-            return .respond(session.map { releases($0) } ?? page(200, ConsolePage.signIn(message: nil)))
-        }
-        guard let session else {
-            return .respond(page(401, ConsolePage.signIn(message: "Sign in to see this page.")))
-        }
-        if path == "/console/events" { return events(head, exchange, session) }
-        if path == "/console/cost" { return cost(head, exchange, session) }
-        let releasePrefix = "/console/releases/"
-        if path.hasPrefix(releasePrefix) {
-            let rest = path.dropFirst(releasePrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-            if rest.count == 1 { return .respond(release(String(rest[0]), session)) }
-            if rest.count == 2, rest[1] == "guard" { return .respond(guardFragment(String(rest[0]))) }
-        }
-        return .respond(Self.secured(Response.error(404, "not_found", "no such console page")))
+        return answer(session)
+    }
+
+    /// A console path no page has: 404, once signed in.
+    func noSuchPage(_ head: RequestHead) -> Response {
+        signedIn(head) { _ in Self.secured(Response.error(404, "not_found", "no such console page")) }
     }
 
     // MARK: sign-in
 
     /// `POST /console/login`, form field `token`: 303 with the session cookie, or the 401 page
     /// once the throttle's delay (≥ 200 ms) has passed; 429 while the peer is throttled.
-    private func signIn(_ head: RequestHead, _ exchange: Exchange, _ access: ConsoleAccess, _ token: AdminToken) -> HeadDecision {
+    func signIn(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         if !Self.sameOrigin(head) {
             return .respond(Self.secured(Response.error(403, "forbidden", "sign-in from another site")))
         }
@@ -106,7 +82,6 @@ struct ConsoleResponder: Sendable {
                 let (cookie, _) = access.sessions.create(now: now)
                 var r = Response(status: 303, headers: ["Location": "/console/"], body: [])
                 r.headers.append("Set-Cookie", access.setCookie(cookie, maxAge: access.sessionSeconds))
-                r.label = Self.label
                 exchange.complete(Self.secured(r))
             } else {
                 let delay = access.throttle.failed(peer: peer, now: now)
@@ -118,7 +93,7 @@ struct ConsoleResponder: Sendable {
     }
 
     /// `POST /console/logout` with the CSRF token: the session ends on the server, the cookie is cleared.
-    private func signOut(_ head: RequestHead, _ access: ConsoleAccess) -> Response {
+    func signOut(_ head: RequestHead) -> Response {
         guard let cookie = CookieHeader.value(named: ConsoleAccess.cookieName, in: head.headers["Cookie"]),
               let session = access.session(head) else {
             return Self.secured(Response.error(401, "unauthorized", "no console session"))
@@ -127,9 +102,7 @@ struct ConsoleResponder: Sendable {
             return Self.secured(Response.error(403, "forbidden", ConsoleAccess.forbidden))
         }
         access.sessions.end(cookie: cookie)
-        var r = Response(status: 204, headers: ["Set-Cookie": access.setCookie("", maxAge: 0)], body: [])
-        r.label = Self.label
-        return Self.secured(r)
+        return Self.secured(Response(status: 204, headers: ["Set-Cookie": access.setCookie("", maxAge: 0)], body: []))
     }
 
     /// A sign-in form posted from another site is refused (login CSRF). Browsers say where a
@@ -145,10 +118,16 @@ struct ConsoleResponder: Sendable {
 
     // MARK: views
 
-    private func releases(_ session: ConsoleSession) -> Response {
+    /// `/console/`: the releases, or the sign-in form (200) to anyone not signed in.
+    func releases(_ head: RequestHead) -> Response {
+        guard let session = access.session(head) else { return page(200, ConsolePage.signIn(message: nil)) }
         let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)
         return page(200, ReleasesView.page(releases: catalog.served.snapshot.catalog.releases, served: served,
                                            signature: signature, csrf: session.csrfToken))
+    }
+
+    func release(_ id: String, _ head: RequestHead) -> Response {
+        signedIn(head) { release(id, $0) }
     }
 
     private func release(_ id: String, _ session: ConsoleSession) -> Response {
@@ -162,6 +141,10 @@ struct ConsoleResponder: Sendable {
     }
 
     /// The chart and decisions only, fetched by console.js every few seconds.
+    func guardFragment(_ id: String, _ head: RequestHead) -> Response {
+        signedIn(head) { _ in guardFragment(id) }
+    }
+
     private func guardFragment(_ id: String) -> Response {
         guard let report = guardReport(id) else { return Self.secured(Response.error(404, "not_found", "release \(id) has no guard")) }
         return page(200, ReleaseView.guardFragment(report))
@@ -173,29 +156,27 @@ struct ConsoleResponder: Sendable {
         return GuardReport(statusDocument: document, id: id)
     }
 
-    /// Reads every event segment (deduplicated, as `modelctl events stats`) off the loop.
-    private func events(_ head: RequestHead, _ exchange: Exchange, _ session: ConsoleSession) -> HeadDecision {
-        let name = head.queryItem("name").flatMap { $0.isEmpty ? nil : $0 }
-        BlockingWork.run { [self] in
+    /// Reads every event segment (deduplicated, as `modelctl events stats`).
+    func events(_ head: RequestHead) -> Response {
+        signedIn(head) { session in
+            let name = head.queryItem("name").flatMap { $0.isEmpty ? nil : $0 }
             var stats = OutcomeStats(name: name)
             let summary = try? EventExport(directory: dataDir + "/events").forEach { stats.add($0.root.value) }
-            exchange.complete(page(200, EventsView.page(stats, summary: summary, csrf: session.csrfToken)))
+            return page(200, EventsView.page(stats, summary: summary, csrf: session.csrfToken))
         }
-        return .deferred
     }
 
-    private func cost(_ head: RequestHead, _ exchange: Exchange, _ session: ConsoleSession) -> HeadDecision {
-        let form = CostView.EstimatorForm(downloads: head.queryItem("downloads") ?? "", size: head.queryItem("size") ?? "",
-                                          installs: head.queryItem("installs") ?? "", pollsPerDay: head.queryItem("polls_per_day") ?? "")
-        BlockingWork.run { [self] in
+    func cost(_ head: RequestHead) -> Response {
+        signedIn(head) { session in
+            let form = CostView.EstimatorForm(downloads: head.queryItem("downloads") ?? "", size: head.queryItem("size") ?? "",
+                                              installs: head.queryItem("installs") ?? "", pollsPerDay: head.queryItem("polls_per_day") ?? "")
             let providers = pricing()
             let estimate = form.inputs().map { inputs -> Result<Estimate, EstimateError> in
                 inputs.flatMap { i in providers.flatMap { p in Result { () throws(EstimateError) in try Estimator.estimate(i, providers: p) } } }
             }
             let report = providers.flatMap { p in trafficReport().map { $0.summary(providers: p) } }
-            exchange.complete(page(200, CostView.page(form: form, estimate: estimate, report: report, csrf: session.csrfToken)))
+            return page(200, CostView.page(form: form, estimate: estimate, report: report, csrf: session.csrfToken))
         }
-        return .deferred
     }
 
     private func pricing() -> Result<[ProviderPricing], EstimateError> {
@@ -220,17 +201,11 @@ struct ConsoleResponder: Sendable {
     // MARK: responses
 
     private func page(_ status: Int, _ html: String) -> Response {
-        Self.secured(Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(html.utf8), label: Self.label))
+        Self.secured(Response(status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(html.utf8)))
     }
 
     private func asset(_ text: String, _ type: String) -> Response {
-        Self.secured(Response(status: 200, headers: ["Content-Type": type], body: Array(text.utf8), label: Self.label))
-    }
-
-    private func notAllowed(_ allow: String) -> Response {
-        var r = Response.error(405, "method_not_allowed", "allowed: \(allow)")
-        r.headers.append("Allow", allow)
-        return Self.secured(r)
+        Self.secured(Response(status: 200, headers: ["Content-Type": type], body: Array(text.utf8)))
     }
 
     static func secured(_ response: Response) -> Response {
@@ -238,7 +213,6 @@ struct ConsoleResponder: Sendable {
         for (name, value) in securityHeaders {
             r.headers.set(name, value)
         }
-        if r.label == nil { r.label = label }
         return r
     }
 }

@@ -18,10 +18,8 @@ struct EventsResponder: Sendable {
     private enum Encoding { case identity, gzip }
 
     func handle(_ head: RequestHead, _ exchange: Exchange, withUpdateCheck: Bool) -> HeadDecision {
-        let route: MetricsRoute = withUpdateCheck ? .latest : .events
-        var label = RequestLabel(route: route)
         func reject(_ status: Int, _ code: String, _ message: String) -> HeadDecision {
-            .respond(Response.error(status, code, message).labelled(label))
+            .respond(Response.error(status, code, message))
         }
         guard Self.isJSON(head.headers["Content-Type"]) else {
             return reject(415, "unsupported_media_type", "Content-Type must be application/json")
@@ -36,21 +34,24 @@ struct EventsResponder: Sendable {
         var query: LatestResponder.Query?
         let sdkText = head.queryItem("sdk")
         if withUpdateCheck || sdkText != nil {
-            do throws(HTTPError) { query = try LatestResponder.Query.parse(head) } catch { return .respond(Response.error(error).labelled(label)) }
+            do throws(HTTPError) { query = try LatestResponder.Query.parse(head) } catch { return .respond(Response.error(error)) }
         }
-        label.sdk = sdkText
-        let finalLabel = label, checkedQuery = query
+        // The route's label, with the sdk: every answer from here on is counted under it.
+        if let sdkText, var label = exchange.label as? RequestLabel {
+            label.sdk = sdkText
+            exchange.label = label
+        }
+        let checkedQuery = query
         exchange.setBodyHandler { body, _ in
-            let response = self.accept(body, encoding: encoding, query: checkedQuery, withUpdateCheck: withUpdateCheck,
-                                       exchange: exchange, label: finalLabel)
-            if let response { exchange.complete(response.labelled(finalLabel)) }
+            let response = self.accept(body, encoding: encoding, query: checkedQuery, withUpdateCheck: withUpdateCheck, exchange: exchange)
+            if let response { exchange.complete(response) }
         }
         return .collectBody(limit: limits.maxEventBodyBytes)
     }
 
     /// Validates and submits; returns an immediate error response, or nil when the commit will answer.
     private func accept(_ raw: [UInt8], encoding: Encoding, query: LatestResponder.Query?, withUpdateCheck: Bool,
-                        exchange: Exchange, label: RequestLabel) -> Response? {
+                        exchange: Exchange) -> Response? {
         var body = raw
         if encoding == .gzip {
             do throws(GzipError) {
@@ -82,12 +83,12 @@ struct EventsResponder: Sendable {
             case .unavailable(let why):
                 var r = Response.error(503, "unavailable", "events not stored: \(why)")
                 r.headers.append("Retry-After", "5")
-                exchange.complete(r.labelled(label))
+                exchange.complete(r)
                 return
             }
             let answer = { @Sendable in
                 exchange.complete(respond(events: events, query: query, clientID: batch.clientID,
-                                          withUpdateCheck: withUpdateCheck).labelled(label))
+                                          withUpdateCheck: withUpdateCheck))
             }
             // A signed answer costs a signature per key: made off the single commit thread so
             // it never delays the next group's fdatasync.

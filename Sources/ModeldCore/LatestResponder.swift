@@ -91,12 +91,12 @@ struct LatestResponder: Sendable {
         if head.path == "/latest_model_details.json" && parameters.sdk == nil {
             // `channel`, `client_id` and the device attributes are checked in every form, the
             // derived file's included: a malformed parameter is a client bug either way.
-            do throws(HTTPError) { _ = try parameters.validated() } catch { return Response.error(error).labelled(RequestLabel(route: .latest)) }
+            do throws(HTTPError) { _ = try parameters.validated() } catch { return Response.error(error) }
             // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
             return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
         }
         let q: Query
-        do throws(HTTPError) { q = try Query.parse(parameters) } catch { return Response.error(error).labelled(RequestLabel(route: .latest)) }
+        do throws(HTTPError) { q = try Query.parse(parameters) } catch { return Response.error(error) }
         let label = RequestLabel(route: .latest, sdk: q.sdkText)
         guard let (body, privately) = answer(q) else {
             return Response.error(404, "no_model", "no release for sdk \(q.sdkText) on channel \(q.channel)").labelled(label)
@@ -124,13 +124,13 @@ struct LatestResponder: Sendable {
         let etag = gzip ? body.gzipETag : body.identityETag
         var headers: HTTPFields = ["ETag": etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
         if GeneratedBodyETag.isNotModified(head, etag: etag) {
-            var r = Response(status: 304, headers: headers, label: RequestLabel(route: .latest))
+            var r = Response(status: 304, headers: headers)
             r.sign(body.stamp)
             return r
         }
         headers.append("Content-Type", "application/json")
         if gzip { headers.append("Content-Encoding", "gzip") }
-        var r = Response(headers: headers, body: gzip ? body.gzip : body.identity, label: RequestLabel(route: .latest))
+        var r = Response(headers: headers, body: gzip ? body.gzip : body.identity)
         r.sign(body.stamp)
         return r
     }

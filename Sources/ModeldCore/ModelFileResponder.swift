@@ -7,18 +7,10 @@ import HTTPWire
 struct ModelFileResponder: Sendable {
     let catalog: CatalogHolder
 
-    static let prefix = "/models/"
-
-    func respond(_ head: RequestHead) -> Response {
-        let name = String(head.path.utf8.dropFirst(Self.prefix.utf8.count))!
+    /// `file`: the path after `/models/`, as it came.
+    func respond(_ head: RequestHead, file name: String) -> Response {
         guard let model = catalog.served.files[name] else {
-            return Response.error(404, "not_found", "no such model file").labelled(RequestLabel(route: .models))
-        }
-        let label = RequestLabel(route: .models, modelID: model.release.id)
-        guard head.method == "GET" || head.method == "HEAD" else {
-            var r = Response.error(405, "method_not_allowed", "model files answer GET and HEAD")
-            r.headers.append("Allow", "GET, HEAD")
-            return r.labelled(label)
+            return Response.error(404, "not_found", "no such model file")
         }
         let h = head.headers
         let conditions = ConditionalHeaders(
@@ -29,6 +21,6 @@ struct ModelFileResponder: Sendable {
         for (name, value) in plan.headers { headers.append(name, value) }
         let usesFile = plan.parts.contains { if case .file = $0 { true } else { false } }
         return Response(status: plan.status, headers: headers, parts: plan.parts,
-                        file: usesFile ? model.file : nil, label: label)
+                        file: usesFile ? model.file : nil, label: RequestLabel(route: .models, modelID: model.release.id))
     }
 }

@@ -166,10 +166,10 @@ public enum ModeldApp {
             events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
             operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining }),
             signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds),
-            console: ConsoleResponder(
-                access: console, token: token, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
+            console: console.flatMap { access in token.map { token in ConsoleResponder(
+                access: access, token: token, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
                 dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: "config/pricing.json",
-                signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned")))
+                signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned") } }))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host
         log.info("modeld \(version) listening on http://\(host):\(port) with \(catalog.releases.count) release(s); config: \(config.sourceDescription)")

@@ -1,7 +1,9 @@
 import HTTPServer
 import HTTPWire
 
-/// Dispatches by exact path to the route that owns it (SPEC §4); anything else is the §10 404.
+/// Dispatches through `Router.table` (Routes.swift): the route's access rule first, then its
+/// 405, then its handler, on the loop or on `BlockingWork` as the table says; a path no route
+/// owns is the §10 404.
 struct Router: HTTPHandler {
     let latest: LatestResponder
     let models: ModelFileResponder
@@ -9,51 +11,81 @@ struct Router: HTTPHandler {
     let events: EventsResponder
     let operations: OperationsResponder
     let signedMetadata: SignedMetadataResponder
-    let console: ConsoleResponder
+    /// nil: the console is off (disabled, or no admin token), every console path is 404.
+    let console: ConsoleResponder?
+
+    static let notFound = Response.error(404, "not_found", "no such resource")
+    private static let otherLabel: any Sendable = RequestLabel(route: .other)
 
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
-        let path = head.path
-        if path == "/latest" || path == "/latest_model_details.json" {
-            // POST (events) is an update check of `/latest` only (SPEC §4.2); the static
-            // mirror's name stays a GET resource, as it is on a CDN.
-            let postable = path == "/latest"
-            switch head.method {
-            case "GET", "HEAD": return .respond(latest.respond(head))
-            case "POST" where postable: return events.handle(head, exchange, withUpdateCheck: true)
-            default: return .respond(notAllowed(postable ? "GET, HEAD, POST" : "GET, HEAD", .latest))
+        switch Self.table.match(method: head.method, path: head.path) {
+        case .notFound:
+            exchange.label = Self.otherLabel
+            return .respond(Self.notFound)
+        case .notAllowed(let route):
+            exchange.label = route.label
+            if case .failure(let refusal) = admit(route.access, head, exchange) { return .respond(refusal.response) }
+            return .respond(route.access == .console ? ConsoleResponder.secured(route.notAllowed()) : route.notAllowed())
+        case .found(let route, let handler, let parameters):
+            exchange.label = route.label
+            var request = RouteRequest(head: head, exchange: exchange, parameters: parameters)
+            switch admit(route.access, head, exchange) {
+            case .success(let actor): request.actor = actor
+            case .failure(let refusal): return .respond(refusal.response)
             }
-        }
-        if path == "/events" {
-            guard head.method == "POST" else { return .respond(notAllowed("POST", .events)) }
-            return events.handle(head, exchange, withUpdateCheck: false)
-        }
-        if SignedMetadataResponder.owns(path) {
-            return .respond(signedMetadata.respond(head))
-        }
-        if path.hasPrefix(ModelFileResponder.prefix) {
-            return .respond(models.respond(head))
-        }
-        if path == AdminResponder.collection || path.hasPrefix(AdminResponder.collection + "/") {
-            return admin.handle(head, exchange)
-        }
-        if ConsoleResponder.owns(path) {
-            return console.handle(head, exchange)
-        }
-        switch path {
-        case "/healthz":
-            guard head.method == "GET" || head.method == "HEAD" else { return .respond(notAllowed("GET, HEAD", .health)) }
-            return .respond(operations.health().labelled(RequestLabel(route: .health)))
-        case "/metrics":
-            guard head.method == "GET" || head.method == "HEAD" else { return .respond(notAllowed("GET, HEAD", .metrics)) }
-            return .respond(operations.metricsText().labelled(RequestLabel(route: .metrics)))
-        default:
-            return .respond(Response.error(404, "not_found", "no such resource").labelled(RequestLabel(route: .other)))
+            switch handler {
+            case .loop(let handle):
+                return handle(self, request)
+            case .blocking(let answer):
+                BlockingWork.run { [self, request] in exchange.complete(answer(self, request)) }
+                return .deferred
+            }
         }
     }
 
-    private func notAllowed(_ allow: String, _ route: MetricsRoute) -> Response {
-        var r = Response.error(405, "method_not_allowed", "allowed: \(allow)")
-        r.headers.append("Allow", allow)
-        return r.labelled(RequestLabel(route: route))
+    /// The route's access rule: admin routes need the bearer token or a console session (the
+    /// session comes back as the actor its changes are audited under); console routes need the
+    /// console on. Either is a 404 when switched off, so nothing says the area exists.
+    private func admit(_ access: RouteAccess, _ head: RequestHead, _ exchange: Exchange) -> Result<ConsoleActor?, Refusal> {
+        switch access {
+        case .open: .success(nil)
+        case .admin: admin.authorize(head, exchange)
+        case .console: console == nil ? .failure(Refusal(response: ConsoleResponder.secured(Self.notFound))) : .success(nil)
+        }
     }
+}
+
+/// An answer given instead of the route's: 401, 403, or 404 for an area that is off.
+struct Refusal: Error {
+    let response: Response
+}
+
+/// Who may reach a route, checked before its 405 so a refused caller learns nothing more.
+enum RouteAccess: Sendable {
+    case open
+    /// SPEC §7.1: the bearer token, or a console session with its CSRF token for a change.
+    case admin
+    /// SPEC §15: the console is on; pages check the session themselves (some answer without).
+    case console
+}
+
+/// How a route answers. The table says which routes may block: any that reads a file.
+enum RouteHandler: Sendable {
+    /// On the loop thread: must not block (answers from memory, or body handling).
+    case loop(@Sendable (Router, RouteRequest) -> HeadDecision)
+    /// On `BlockingWork`, the exchange completed with its answer (the exchange's label is
+    /// loop-confined: a handler that refines it is a `.loop` one).
+    case blocking(@Sendable (Router, RouteRequest) -> Response)
+}
+
+/// What a handler gets: the request, its exchange, the pattern's parameters in order, and for
+/// an admin route the console session that made it (nil: the bearer token).
+struct RouteRequest: Sendable {
+    let head: RequestHead
+    let exchange: Exchange
+    let parameters: [Substring]
+    var actor: ConsoleActor? = nil
+
+    /// The pattern's `n`th parameter.
+    func parameter(_ n: Int) -> String { String(parameters[n]) }
 }

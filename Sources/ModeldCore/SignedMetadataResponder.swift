@@ -28,15 +28,8 @@ struct SignedMetadataResponder: Sendable {
         self.maxAgeSeconds = maxAgeSeconds
     }
 
-    static func owns(_ path: String) -> Bool { path == pointerPath || path.hasPrefix(snapshotPrefix) || path.hasPrefix(rulesPrefix) }
-
+    /// Reads the file: call it off the loop.
     func respond(_ head: RequestHead) -> Response {
-        let label = RequestLabel(route: .latest)
-        guard head.method == "GET" || head.method == "HEAD" else {
-            var r = Response.error(405, "method_not_allowed", "allowed: GET, HEAD")
-            r.headers.append("Allow", "GET, HEAD")
-            return r.labelled(label)
-        }
         let file: String, cacheControl: String, missing: String
         if head.path == Self.pointerPath {
             (file, cacheControl) = (SignedPointer.fileName, "public, max-age=\(maxAgeSeconds)")
@@ -49,21 +42,21 @@ struct SignedMetadataResponder: Sendable {
             cacheControl = rules.immutable ? Self.immutable : "public, max-age=\(maxAgeSeconds)"
             missing = "no rules for channel \(rules.channel) (no release was ever published to it)"
         } else {
-            return Response.error(404, "not_found", "no such resource").labelled(label)
+            return Router.notFound
         }
         guard let bytes = Self.read(modelsDir + "/" + file) else {
-            return Response.error(404, "not_found", missing).labelled(label)
+            return Response.error(404, "not_found", missing)
         }
         let gzip = AcceptEncoding.allowsGzip(head.headers["Accept-Encoding"])
         let identityETag = GeneratedBodyETag.of(bytes)
         let body: (bytes: [UInt8], etag: String) = gzip ? gzipCache.compressed(bytes, etag: identityETag) : (bytes, identityETag)
         var headers: HTTPFields = ["ETag": body.etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
         if GeneratedBodyETag.isNotModified(head, etag: body.etag) {
-            return Response(status: 304, headers: headers, label: label)
+            return Response(status: 304, headers: headers)
         }
         headers.append("Content-Type", "application/json")
         if gzip { headers.append("Content-Encoding", "gzip") }
-        return Response(headers: headers, body: body.bytes, label: label)
+        return Response(headers: headers, body: body.bytes)
     }
 
     /// `/rules/<channel>.sig.json` (the pointer) or `/rules/<channel>/<N>.json` (a snapshot),

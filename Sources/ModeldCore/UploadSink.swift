@@ -59,6 +59,6 @@ final class UploadSink: BodySink {
     private func fail(_ response: Response) {
         failed = true
         writer.abort()
-        exchange.complete(response.labelled(RequestLabel(route: .admin)))
+        exchange.complete(response)
     }
 }

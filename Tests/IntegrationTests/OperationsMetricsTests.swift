@@ -61,6 +61,7 @@ import Testing
         let moved = try ModeldServer.eventually(within: 5) {
             after = try server.scrapeMetrics()
             return latest200(after) - latest200(before) == 3 && bytes(after, "models") - bytes(before, "models") == 316
+                && other404(after) - other404(before) == 1
         }
         #expect(moved, "latest 200: \(latest200(before)) → \(latest200(after))")
         #expect(bytes(after, "latest") - bytes(before, "latest") == Double(latestBytes))

@@ -189,77 +189,105 @@ private func errorCode(_ r: Response) throws -> String? {
         #expect(ServedCatalog.empty.files.isEmpty)
     }
 
-    // MARK: Admin routing (SPEC §7.1)
+    // MARK: Router.table (SPEC §4, §7.1, §15)
 
-    struct AdminCase: Sendable, CustomTestStringConvertible {
+    struct RoutingCase: Sendable, CustomTestStringConvertible {
         var method: String
         var path: String
-        var authorization: String? = "Bearer s3cret"
         var expect: Expectation
-        var testDescription: String { "\(method) \(path) \(authorization ?? "-")" }
+        var testDescription: String { "\(method) \(path)" }
 
         enum Expectation: Sendable, Equatable {
-            case status(Int, code: String? = nil, allow: String? = nil)
-            case publish, addVariant(String), removeVariant(String, String), patch(String), retire(String)
+            case route(String, parameters: [String] = [])
+            case notAllowed(allow: String)
+            case notFound
         }
     }
 
+    private static let id = Fixture.plain
+
     @Test(arguments: [
-        AdminCase(method: "GET", path: "/admin/models", expect: .status(200)),
-        AdminCase(method: "HEAD", path: "/admin/models", expect: .status(200)),
-        AdminCase(method: "PUT", path: "/admin/models", expect: .status(405, code: "method_not_allowed", allow: "GET, HEAD, POST")),
-        AdminCase(method: "POST", path: "/admin/models", expect: .publish),
-        AdminCase(method: "GET", path: "/admin/models/", expect: .status(404, code: "not_found")),
-        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)", expect: .status(200)),
-        AdminCase(method: "GET", path: "/admin/models/00000000-0000-4000-8000-000000000099", expect: .status(404, code: "not_found")),
-        AdminCase(method: "PATCH", path: "/admin/models/\(Fixture.plain)", expect: .patch(Fixture.plain)),
-        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.plain)", expect: .retire(Fixture.plain)),
-        AdminCase(method: "POST", path: "/admin/models/\(Fixture.plain)",
-                  expect: .status(405, code: "method_not_allowed", allow: "GET, HEAD, PATCH, DELETE")),
-        AdminCase(method: "GET", path: "/admin/models/\(Fixture.guarded)/guard", expect: .status(200)),
-        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/guard", expect: .status(404, code: "not_found")),
-        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.guarded)/guard",
-                  expect: .status(405, code: "method_not_allowed", allow: "GET, HEAD")),
-        AdminCase(method: "POST", path: "/admin/models/\(Fixture.plain)/variants", expect: .addVariant(Fixture.plain)),
-        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/variants",
-                  expect: .status(405, code: "method_not_allowed", allow: "POST")),
-        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.plain)/variants/small",
-                  expect: .removeVariant(Fixture.plain, "small")),
-        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/variants/small",
-                  expect: .status(405, code: "method_not_allowed", allow: "DELETE")),
-        AdminCase(method: "DELETE", path: "/admin/models/\(Fixture.plain)/variants/", expect: .status(404, code: "not_found")),
-        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/other", expect: .status(404, code: "not_found")),
-        AdminCase(method: "GET", path: "/admin/models/\(Fixture.plain)/guard/x", expect: .status(404, code: "not_found")),
+        RoutingCase(method: "GET", path: "/latest", expect: .route("/latest")),
+        RoutingCase(method: "HEAD", path: "/latest", expect: .route("/latest")),
+        RoutingCase(method: "PUT", path: "/latest", expect: .notAllowed(allow: "GET, HEAD, POST")),
+        RoutingCase(method: "get", path: "/latest", expect: .notAllowed(allow: "GET, HEAD, POST")),
+        RoutingCase(method: "GET", path: "/latest/", expect: .notFound),
+        RoutingCase(method: "GET", path: "/models/a/../b", expect: .route("/models/{file...}", parameters: ["a/../b"])),
+        RoutingCase(method: "GET", path: "/models/", expect: .route("/models/{file...}", parameters: [""])),
+        RoutingCase(method: "GET", path: "/models", expect: .notFound),
+        RoutingCase(method: "GET", path: "//models/x", expect: .notFound),
+        RoutingCase(method: "GET", path: "/admin/models", expect: .route("/admin/models")),
+        RoutingCase(method: "PUT", path: "/admin/models", expect: .notAllowed(allow: "GET, HEAD, POST")),
+        RoutingCase(method: "POST", path: "/admin/models", expect: .route("/admin/models")),
+        RoutingCase(method: "GET", path: "/admin/models/", expect: .route("/admin/models/{rest...}", parameters: [""])),
+        RoutingCase(method: "GET", path: "/admin/modelsX", expect: .notFound),
+        RoutingCase(method: "GET", path: "/admin/models/\(id)", expect: .route("/admin/models/{id}", parameters: [id])),
+        RoutingCase(method: "PATCH", path: "/admin/models/\(id)", expect: .route("/admin/models/{id}", parameters: [id])),
+        RoutingCase(method: "DELETE", path: "/admin/models/\(id)", expect: .route("/admin/models/{id}", parameters: [id])),
+        RoutingCase(method: "POST", path: "/admin/models/\(id)", expect: .notAllowed(allow: "GET, HEAD, PATCH, DELETE")),
+        RoutingCase(method: "GET", path: "/admin/models/\(id)/guard", expect: .route("/admin/models/{id}/guard", parameters: [id])),
+        RoutingCase(method: "DELETE", path: "/admin/models/\(id)/guard", expect: .notAllowed(allow: "GET, HEAD")),
+        RoutingCase(method: "POST", path: "/admin/models/\(id)/variants", expect: .route("/admin/models/{id}/variants", parameters: [id])),
+        RoutingCase(method: "GET", path: "/admin/models/\(id)/variants", expect: .notAllowed(allow: "POST")),
+        RoutingCase(method: "DELETE", path: "/admin/models/\(id)/variants/small",
+                    expect: .route("/admin/models/{id}/variants/{name}", parameters: [id, "small"])),
+        RoutingCase(method: "GET", path: "/admin/models/\(id)/variants/small", expect: .notAllowed(allow: "DELETE")),
+        RoutingCase(method: "DELETE", path: "/admin/models/\(id)/variants/",
+                    expect: .route("/admin/models/{rest...}", parameters: ["\(id)/variants/"])),
+        RoutingCase(method: "PUT", path: "/admin/models/\(id)/other", expect: .route("/admin/models/{rest...}", parameters: ["\(id)/other"])),
+        RoutingCase(method: "GET", path: "/admin/models/\(id)/guard/x", expect: .route("/admin/models/{rest...}", parameters: ["\(id)/guard/x"])),
+        RoutingCase(method: "BREW", path: "/console", expect: .route("/console")),
+        RoutingCase(method: "GET", path: "/console/login", expect: .notAllowed(allow: "POST")),
+        RoutingCase(method: "GET", path: "/console/releases/\(id)/guard", expect: .route("/console/releases/{id}/guard", parameters: [id])),
+        RoutingCase(method: "GET", path: "/console/releases/", expect: .route("/console/{page...}", parameters: ["releases/"])),
+        RoutingCase(method: "POST", path: "/console/nowhere", expect: .notAllowed(allow: "GET, HEAD")),
+        RoutingCase(method: "GET", path: "/nowhere", expect: .notFound),
     ])
-    func admin_routingTable(_ c: AdminCase) throws {
+    func routerTable_matchesThePathThenTheMethod(_ c: RoutingCase) throws {
+        switch (Router.table.match(method: c.method, path: c.path), c.expect) {
+        case (.found(let route, _, let parameters), .route(let pattern, let expected)):
+            #expect(route.pattern.description == pattern)
+            #expect(parameters.map(String.init) == expected)
+        case (.notAllowed(let route), .notAllowed(let allow)):
+            #expect(route.allow == allow)
+            let r = route.notAllowed()
+            #expect(r.status == 405 && r.headers["Allow"] == allow && r.headers["Cache-Control"] == "no-store")
+            #expect(try errorCode(r) == "method_not_allowed")
+        case (.notFound, .notFound): break
+        case (let got, _): Issue.record("\(c.testDescription): got \(got)")
+        }
+    }
+
+    /// Routes that read files are answered off the loop (issue 26): the guard's, the signed
+    /// metadata, the console's views of event segments, the access log and guard files.
+    @Test(arguments: [
+        ("GET", "/admin/models/\(Fixture.plain)/guard"), ("DELETE", "/admin/models/\(Fixture.plain)"),
+        ("DELETE", "/admin/models/\(Fixture.plain)/variants/small"), ("GET", "/console/releases/\(Fixture.plain)/guard"),
+        ("GET", "/console/releases/\(Fixture.plain)"), ("GET", "/console/events"), ("GET", "/console/cost"),
+        ("GET", "/rules/stable.sig.json"), ("GET", "/details/1.json"), ("GET", "/latest_model_details.sig.json"),
+    ])
+    func routerTable_routesThatReadFiles_block(method: String, path: String) {
+        guard case .found(_, .blocking, _) = Router.table.match(method: method, path: path) else {
+            Issue.record("\(method) \(path) is answered on the loop")
+            return
+        }
+    }
+
+    @Test func admin_show_unknownRelease_is404() throws {
         let f = try Fixture()
         defer { f.remove() }
-        var headers: HTTPFields = [:]
-        if let a = c.authorization { headers.append("Authorization", a) }
-        let route = f.admin().route(head(c.method, c.path, headers))
-        switch (route, c.expect) {
-        case (.answer(let r), .status(let status, let code, let allow)):
-            #expect(r.status == status)
-            #expect(r.headers["Cache-Control"] == "no-store")
-            if let code { #expect(try errorCode(r) == code) }
-            #expect(r.headers["Allow"] == allow)
-        case (.publish, .publish): break
-        case (.addVariant(let id), .addVariant(let want)): #expect(id == want)
-        case (.removeVariant(let id, let name), .removeVariant(let wantID, let wantName)): #expect(id == wantID && name == wantName)
-        case (.patch(let id), .patch(let want)): #expect(id == want)
-        case (.retire(let id), .retire(let want)): #expect(id == want)
-        default: Issue.record("\(c.testDescription): got \(route)")
-        }
+        let r = f.admin().show("00000000-0000-4000-8000-000000000099")
+        #expect(r.status == 404 && r.headers["Cache-Control"] == "no-store")
+        #expect(try errorCode(r) == "not_found")
+        #expect(f.admin().show(Fixture.plain).status == 200)
+        #expect(f.admin().guardStatus(Fixture.guarded).status == 200)
+        #expect(f.admin().guardStatus(Fixture.plain).status == 404)
     }
 
     @Test func admin_list_namesTheServedCatalogVersion() throws {
         let f = try Fixture()
         defer { f.remove() }
-        guard case .answer(let r) = f.admin().route(head("GET", "/admin/models", ["Authorization": "Bearer s3cret"])) else {
-            Issue.record("not answered")
-            return
-        }
-        let o = try object(body(r))
+        let o = try object(body(f.admin().list()))
         #expect(o["catalog_version"] as? Int == 7)
         #expect((o["releases"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
                 == [Fixture.plain, Fixture.newer, Fixture.beta, Fixture.guarded])
@@ -347,10 +375,7 @@ private func errorCode(_ r: Response) throws -> String? {
         #expect(throws: GuardStatusDocument.Failure.self) {
             try GuardStatusDocument.json(id: Fixture.guarded, in: f.holder.served.snapshot.catalog, dataDir: f.dir + "/data")
         }
-        guard case .answer(let r) = f.admin().route(head("GET", "/admin/models/\(Fixture.guarded)/guard", ["Authorization": "Bearer s3cret"])) else {
-            Issue.record("not answered")
-            return
-        }
+        let r = f.admin().guardStatus(Fixture.guarded)
         #expect(r.status == 503 && r.headers["Retry-After"] == "5")
         #expect(try errorCode(r) == "unavailable")
     }

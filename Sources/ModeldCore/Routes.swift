@@ -1,0 +1,77 @@
+import HTTPServer
+import HTTPWire
+
+/// Every route of modeld (SPEC §4, §7.1, §9.2, §12, §14, §15) in one table. The 405 and its
+/// `Allow`, HEAD (from GET) and the metrics label all come from here; docs/decisions/routing.md.
+extension Router {
+    typealias Table = RouteTable<RouteAccess, RouteHandler>
+
+    static let table = Table([
+        // The update check first: the busiest path is the first comparison.
+        route("/latest", .latest, [
+            .get: .loop { r, q in .respond(r.latest.respond(q.head)) },
+            // An update check with outcome events (SPEC §4.2).
+            .post: .loop { r, q in r.events.handle(q.head, q.exchange, withUpdateCheck: true) },
+        ]),
+        // The static mirror's name stays a GET resource, as it is on a CDN.
+        route("/latest_model_details.json", .latest, [.get: .loop { r, q in .respond(r.latest.respond(q.head)) }]),
+        // Sent from file descriptors opened when the catalog was loaded: nothing blocks.
+        route("/models/{file...}", .models, [.get: .loop { r, q in .respond(r.models.respond(q.head, file: q.parameter(0))) }]),
+        route("/events", .events, [.post: .loop { r, q in r.events.handle(q.head, q.exchange, withUpdateCheck: false) }]),
+        route("/healthz", .health, [.get: .loop { r, _ in .respond(r.operations.health()) }]),
+        route("/metrics", .metrics, [.get: .loop { r, _ in .respond(r.operations.metricsText()) }]),
+        // Signed metadata is read from the models directory per request.
+        route("/latest_model_details.sig.json", .latest, [.get: .blocking { r, q in r.signedMetadata.respond(q.head) }]),
+        route("/details/{snapshot...}", .latest, [.get: .blocking { r, q in r.signedMetadata.respond(q.head) }]),
+        route("/rules/{rules...}", .latest, [.get: .blocking { r, q in r.signedMetadata.respond(q.head) }]),
+
+        route("/admin/models", .admin, access: .admin, [
+            .get: .loop { r, _ in .respond(r.admin.list()) },
+            .post: .loop { r, q in r.admin.publish(q.head, q.exchange, q.actor) },
+        ]),
+        route("/admin/models/{id}", .admin, access: .admin, [
+            .get: .loop { r, q in .respond(r.admin.show(q.parameter(0))) },
+            .patch: .loop { r, q in r.admin.patch(q.parameter(0), q.exchange, q.actor) },
+            .delete: .blocking { r, q in r.admin.retire(q.parameter(0), q.actor) },
+        ]),
+        // Reads the guard's state file and decisions log (SPEC §11.5).
+        route("/admin/models/{id}/guard", .admin, access: .admin, [.get: .blocking { r, q in r.admin.guardStatus(q.parameter(0)) }]),
+        route("/admin/models/{id}/variants", .admin, access: .admin, [
+            .post: .loop { r, q in r.admin.addVariant(q.parameter(0), q.head, q.exchange, q.actor) },
+        ]),
+        route("/admin/models/{id}/variants/{name}", .admin, access: .admin, [
+            .delete: .blocking { r, q in r.admin.removeVariant(q.parameter(1), from: q.parameter(0), q.actor) },
+        ]),
+        route("/admin/models/{rest...}", .admin, access: .admin, [.all: .loop { _, _ in .respond(Router.notFound) }]),
+
+        route("/console", .other, access: .console, [.all: console { c, _ in .respond(c.home()) }]),
+        route("/console/", .other, access: .console, [.get: console { c, q in .respond(c.releases(q.head)) }]),
+        route("/console/assets/console.js", .other, access: .console, [.get: console { c, _ in .respond(c.script()) }]),
+        route("/console/assets/console.css", .other, access: .console, [.get: console { c, _ in .respond(c.style()) }]),
+        route("/console/login", .other, access: .console, [.post: console { c, q in c.signIn(q.head, q.exchange) }]),
+        route("/console/logout", .other, access: .console, [.post: console { c, q in .respond(c.signOut(q.head)) }]),
+        // Every event segment, the access log and the pricing file, or the guard's files.
+        route("/console/events", .other, access: .console, [.get: consoleBlocking { c, q in c.events(q.head) }]),
+        route("/console/cost", .other, access: .console, [.get: consoleBlocking { c, q in c.cost(q.head) }]),
+        route("/console/releases/{id}", .other, access: .console, [.get: consoleBlocking { c, q in c.release(q.parameter(0), q.head) }]),
+        // Polled every few seconds by the release page.
+        route("/console/releases/{id}/guard", .other, access: .console, [
+            .get: consoleBlocking { c, q in c.guardFragment(q.parameter(0), q.head) },
+        ]),
+        route("/console/{page...}", .other, access: .console, [.get: console { c, q in .respond(c.noSuchPage(q.head)) }]),
+    ])
+
+    private static func route(_ pattern: String, _ label: MetricsRoute, access: RouteAccess = .open,
+                              _ handlers: KeyValuePairs<Methods, RouteHandler>) -> Route<RouteAccess, RouteHandler> {
+        Route(pattern, label: RequestLabel(route: label), access: access, handlers)
+    }
+
+    // The `.console` access rule lets a request in only when the console is on.
+    private static func console(_ answer: @escaping @Sendable (ConsoleResponder, RouteRequest) -> HeadDecision) -> RouteHandler {
+        .loop { r, q in answer(r.console!, q) }
+    }
+
+    private static func consoleBlocking(_ answer: @escaping @Sendable (ConsoleResponder, RouteRequest) -> Response) -> RouteHandler {
+        .blocking { r, q in answer(r.console!, q) }
+    }
+}
