@@ -132,7 +132,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range. Apple builds are kept by scripts/checks/client-portability.sh.
         .target(name: "ModeldClient", dependencies: [
-            "BinaryText", "ChunkList", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
+            "BinaryText", "ChunkList", "CivilTime", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(name: "BinaryTextTests", dependencies: ["BinaryText"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
-        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "CivilTime"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
         .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
@@ -176,11 +176,11 @@ let package = Package(
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText", "CivilTime", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
+            "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
         ]),
     ]
 )
