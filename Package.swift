@@ -29,7 +29,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure shared vocabulary: hex and base64 of bytes; calendar arithmetic and RFC 3339
-        // instants; the strict JSON reader and the one JSON string writer.
+        // instants; the strict JSON reader, the one JSON string writer and the ordered JSONWriter.
         .target(name: "BinaryText"),
         .target(name: "CivilTime"),
         .target(name: "JSONSupport", dependencies: ["BinaryText"]),
@@ -103,7 +103,7 @@ let package = Package(
         // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
         // the server-rendered views and the embedded script and stylesheet. No sockets.
         .target(name: "Console", dependencies: [
-            "BinaryText", "HTMLPage", "Guardrails", "ModelCatalog", "EventStore", "EgressCost",
+            "BinaryText", "HTMLPage", "Guardrails", "JSONSupport", "ModelCatalog", "EventStore", "EgressCost",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
@@ -118,7 +118,7 @@ let package = Package(
         // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
             "BucketMirror", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "CivilTime"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "JSONSupport", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),

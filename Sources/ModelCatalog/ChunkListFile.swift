@@ -4,6 +4,7 @@ import Glibc
 import BinaryText
 import ChunkList
 import Crypto
+import JSONSupport
 
 /// A file's published chunk list (SPEC §14): `models/<file>.chunks`, immutable, recorded in the
 /// catalog by its digest and size so that the §4.1 document (and so §12's signatures) covers it.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSONSupport
 import ModelCatalog
 
 /// `modelctl catalog …`: properties of the catalog itself, changed offline under the publish lock.
