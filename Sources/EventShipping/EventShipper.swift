@@ -1,4 +1,5 @@
 import CLinuxShims
+import ContentDigest
 import DurableFiles
 import EventStore
 import Foundation
@@ -93,7 +94,7 @@ public struct EventShipper: Sendable {
         defer { unlink(scratch) }
         let size = try GzipFile.compress(path, length: committed, to: scratch)
         do {
-            let sha = try S3Client.sha256(of: scratch, offset: 0, length: size)
+            let sha = try SHA256Hex.of(path: scratch, length: size)
             let attributes = ObjectAttributes(contentType: "application/gzip", sha256: sha)
             let outcome = try bucket.upload(key, file: scratch, size: size, sha256: sha, attributes: attributes, createOnly: true,
                                             plan: nil, progress: nil)

@@ -1,3 +1,4 @@
+import ContentDigest
 import DirectoryBucket
 import EventStore
 import Foundation
@@ -95,7 +96,7 @@ import Testing
         // A foreign object under the events prefix is not a segment and is left alone.
         let foreign = root + "/foreign"
         _ = FileManager.default.createFile(atPath: foreign, contents: Data("x".utf8))
-        _ = try bucket.upload("p/events/dt=2026-11-21/notes.txt.gz", file: foreign, size: 1, sha256: S3RequestBuilder.sha256Hex(Array("x".utf8)),
+        _ = try bucket.upload("p/events/dt=2026-11-21/notes.txt.gz", file: foreign, size: 1, sha256: SHA256Hex.of(Array("x".utf8)),
                               attributes: .init(contentType: "text/plain"), createOnly: true, plan: nil, progress: nil)
         let scratch = try ShippedSegments.download(bucket: bucket, prefix: "p", since: nil, until: nil)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
