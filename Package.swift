@@ -92,7 +92,7 @@ let package = Package(
         // shipped.jsonl ledger), and shipped segments read back for `events export --from`.
         // EventStore itself knows no bucket.
         .target(name: "EventShipping", dependencies: [
-            "CLinuxShims", "ContentDigest", "CZlib", "DurableFiles", "EventStore", "ObjectStorage", "ObjectStorageCurl",
+            "CivilTime", "CLinuxShims", "ContentDigest", "CZlib", "DurableFiles", "EventStore", "ObjectStorage", "ObjectStorageCurl",
         ]),
 
         // modeld's configuration (SPEC §8: defaults < config/modeld.json < MODELD_* env < flags)

@@ -1,3 +1,4 @@
+import CivilTime
 import CLinuxShims
 import ContentDigest
 import DurableFiles
@@ -37,7 +38,7 @@ public struct EventShipper: Sendable {
             let key = segment.bucketKey(prefix: prefix)
             let bytes = try upload(segment, key: key)
             try ledger.record(.init(segment: segment.relativePath, key: key, bytes: bytes,
-                                    shipped_at: ISO8601DateFormatter().string(from: Date())))
+                                    shipped_at: RFC3339.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))))
             summary.shipped += 1
             summary.bytes += bytes
         }

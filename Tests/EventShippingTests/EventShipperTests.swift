@@ -56,6 +56,10 @@ import Testing
         #expect(bucket.log == written.map { "put logs/events/dt=\($0.day)/\($0.fileName).gz" })
         #expect(ledger().count == written.count)
         #expect(ledger().allSatisfy { $0.contains(#""key":"logs/events/dt="#) })
+        // shipped_at in the product's one time form: RFC 3339 UTC with milliseconds.
+        #expect(ledger().allSatisfy { line in
+            line.firstRange(of: #/"shipped_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/#) != nil
+        }, "\(ledger())")
 
         let second = try shipper.run()
         #expect(second == EventShipper.Summary(shipped: 0, alreadyShipped: written.count, bytes: 0))
