@@ -114,6 +114,29 @@ import Testing
         #expect(files.count == segments().count)
     }
 
+    /// A gzip bomb under the events prefix (a real one: 256 MiB of zeros, a quarter MiB packed)
+    /// inflates no further than a segment can hold, fails the download, and leaves nothing.
+    @Test func download_gzipBomb_stopsAtTheLargestSegment() throws {
+        defer { cleanUp() }
+        let zeros = root + "/zeros"
+        let bomb = root + "/bomb.gz"
+        let fd = open(zeros, O_WRONLY | O_CREAT, 0o644)
+        #expect(ftruncate(fd, 256 << 20) == 0)   // sparse: reading it costs no disk
+        close(fd)
+        let size = try GzipFile.compress(zeros, length: 256 << 20, to: bomb)
+        unlink(zeros)
+        #expect(size < 2 << 20)
+        _ = try bucket.upload("p/events/dt=2026-11-21/node-a-000001.jsonl.gz", file: bomb, size: size, sha256: SHA256Hex.of(path: bomb),
+                              attributes: .init(contentType: "application/gzip"), createOnly: true, plan: nil, progress: nil)
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+        let failure = #expect(throws: ShipFailure.self) {
+            try ShippedSegments.download(bucket: bucket, prefix: "p", since: nil, until: nil)
+        }
+        #expect(failure?.description.contains("inflates past \(EventStoreConfig.largestSegmentBytes) bytes") == true, "\(String(describing: failure))")
+        let after = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+        #expect(after.subtracting(before).filter { $0.hasPrefix("modelctl-export-") }.isEmpty, "the scratch directory is removed")
+    }
+
     private func lines(_ path: String) throws -> [String] {
         var lines: [String] = []
         _ = try SegmentReader(path: path).forEachCommittedLine { lines.append(String(decoding: $0, as: UTF8.self)) }
