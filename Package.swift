@@ -155,6 +155,8 @@ let package = Package(
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         // Rewrites a mirror journal through MirrorJournal until SIGKILLed (MirrorJournalCrashTests).
         .executableTarget(name: "mirror-journal-loop", dependencies: ["BucketMirror", "ModelMirror"], path: "Tests/Support/MirrorJournalLoop"),
+        // Appends numbered lines through DurableFile.appendLine until SIGKILLed (DurableAppendCrashTests).
+        .executableTarget(name: "durable-append-loop", dependencies: ["DurableFiles"], path: "Tests/Support/DurableAppendLoop"),
         // A bucket in a directory, for the in-process tests of BucketMirror and EventShipping.
         .target(name: "DirectoryBucket", dependencies: ["ContentDigest", "CurlTransport", "ObjectStorage", "ObjectStorageCurl"], path: "Tests/Support/DirectoryBucket"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
@@ -183,7 +185,7 @@ let package = Package(
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
+            "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "DurableFiles", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
         ]),
     ]
 )
