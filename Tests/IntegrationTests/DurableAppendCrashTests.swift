@@ -17,7 +17,7 @@ import Testing
         for n in min(checkedFrom, lines.count)..<lines.count {
             let line = lines[n], head = Array("\(n):".utf8), foot = Array(":\(n)".utf8)
             let pad = line.dropFirst(head.count).dropLast(foot.count)
-            guard line.count == head.count + n * 7919 % (64 << 10) + foot.count, line.starts(with: head),
+            guard line.count == head.count + n * 7919 % (16 << 10) + foot.count, line.starts(with: head),
                   line.suffix(foot.count).elementsEqual(foot), pad.allSatisfy({ $0 == UInt8(ascii: "x") }) else {
                 Issue.record("line \(n) is not whole: \(String(decoding: line.prefix(40), as: UTF8.self))… (\(line.count) bytes)")
                 break
@@ -36,20 +36,10 @@ import Testing
         var kills = 0
         let deadline = Date().addingTimeInterval(20)
         while kills < 20 && Date() < deadline {
-            let writer = Process()
-            writer.executableURL = TestBinaries.durableAppendLoop
-            writer.arguments = [path]
-            try writer.run()
             // Killed only once it has appended: every round crashes a process mid-stream.
-            let advanced = ModeldServer.eventually(within: 10) {
+            try KilledWriter.run(TestBinaries.durableAppendLoop, [path]) {
                 ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0) > size
             }
-            // A random point in the next appends (the kill point, not a synchronisation).
-            usleep(UInt32.random(in: 0..<20_000))
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
-            #expect(advanced, "the writer made no progress")
-            #expect(writer.terminationReason == .uncaughtSignal, "the writer exited by itself: \(writer.terminationStatus)")
             let now = try read(path, checkedFrom: max(0, whole - 1))
             #expect(now.whole.count >= whole, "a whole line was lost")
             whole = now.whole.count
@@ -65,14 +55,7 @@ import Testing
         try handle.write(contentsOf: Data("\(whole):xxxx".utf8))
         try handle.close()
         #expect(try read(path, checkedFrom: whole).tail.count == "\(whole):xxxx".utf8.count)
-        let writer = Process()
-        writer.executableURL = TestBinaries.durableAppendLoop
-        writer.arguments = [path]
-        try writer.run()
-        let repaired = ModeldServer.eventually(within: 10) { ((try? read(path, checkedFrom: whole).whole.count) ?? 0) > whole }
-        kill(writer.processIdentifier, SIGKILL)
-        writer.waitUntilExit()
-        #expect(repaired, "the next run did not append after the torn tail")
-        #expect(try read(path).whole.count > whole)
+        try KilledWriter.run(TestBinaries.durableAppendLoop, [path]) { ((try? read(path, checkedFrom: whole).whole.count) ?? 0) > whole }
+        #expect(try read(path).whole.count > whole, "the next run did not append after the torn tail")
     }
 }
