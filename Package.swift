@@ -29,13 +29,16 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure shared vocabulary: hex and base64 of bytes; calendar arithmetic and RFC 3339
-        // instants; the strict JSON reader and the one JSON string writer.
+        // instants; the strict JSON reader, the one JSON string writer and the ordered JSONWriter.
         .target(name: "BinaryText"),
         .target(name: "CivilTime"),
         .target(name: "JSONSupport", dependencies: ["BinaryText"]),
         // SPEC §2's durable writes (atomic replace, fsync of the directory, mkdir -p) for every
         // writer of state, the client library included (Glibc or Darwin, nothing Linux-only).
         .target(name: "DurableFiles", dependencies: ["BinaryText"]),
+        // The one SHA-256 in lowercase hex, of bytes or of a file streamed 1 MiB at a time
+        // (server, modelctl, the bucket uploader and the client alike; no Glibc-only call).
+        .target(name: "ContentDigest", dependencies: ["BinaryText", "DurableFiles", .product(name: "Crypto", package: "swift-crypto")]),
 
         // Pure HTTP/1.1 vocabulary: parser, serialiser, dates, ETags, ranges, preconditions, gzip.
         .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime", "JSONSupport"]),
@@ -56,7 +59,7 @@ let package = Package(
         .target(name: "ChunkList", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning", "ReleaseSelection",
+            "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning", "ReleaseSelection",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
@@ -73,23 +76,23 @@ let package = Package(
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
         // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
-        .target(name: "ObjectStorage", dependencies: ["BinaryText", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ObjectStorage", dependencies: ["BinaryText", "ContentDigest", .product(name: "Crypto", package: "swift-crypto")]),
         // The S3 client: sends ObjectStorage requests through libcurl's SigV4 signer.
         .target(name: "ObjectStorageCurl", dependencies: [
-            "BinaryText", "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
+            "BinaryText", "ContentDigest", "DurableFiles", "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
         .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
         // Runs a mirror plan against a bucket: HEADs, uploads in plan order, the resumable
         // multipart journal and the deletion schedule under models/.mirror/, the --watch loop.
         .target(name: "BucketMirror", dependencies: [
-            "CurlTransport", "DurableFiles", "ModelCatalog", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
+            "ContentDigest", "CurlTransport", "DurableFiles", "ModelCatalog", "ModelMirror", "ObjectStorage", "ObjectStorageCurl",
         ]),
         // `events ship` and its inverse: sealed segments gzipped to a bucket once each (the
         // shipped.jsonl ledger), and shipped segments read back for `events export --from`.
         // EventStore itself knows no bucket.
         .target(name: "EventShipping", dependencies: [
-            "CLinuxShims", "CZlib", "DurableFiles", "EventStore", "ObjectStorage", "ObjectStorageCurl",
+            "CivilTime", "CLinuxShims", "ContentDigest", "CZlib", "DurableFiles", "EventStore", "ObjectStorage", "ObjectStorageCurl",
         ]),
 
         // modeld's configuration (SPEC §8: defaults < config/modeld.json < MODELD_* env < flags)
@@ -103,7 +106,7 @@ let package = Package(
         // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
         // the server-rendered views and the embedded script and stylesheet. No sockets.
         .target(name: "Console", dependencies: [
-            "BinaryText", "HTMLPage", "Guardrails", "ModelCatalog", "EventStore", "EgressCost",
+            "BinaryText", "ContentDigest", "HTMLPage", "Guardrails", "JSONSupport", "ModelCatalog", "EventStore", "EgressCost",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
@@ -118,8 +121,8 @@ let package = Package(
         // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
-            "BucketMirror", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
+            "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -132,7 +135,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range. Apple builds are kept by scripts/checks/client-portability.sh.
         .target(name: "ModeldClient", dependencies: [
-            "BinaryText", "ChunkList", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
+            "BinaryText", "ChunkList", "CivilTime", "ContentDigest", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
@@ -152,35 +155,37 @@ let package = Package(
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         // Rewrites a mirror journal through MirrorJournal until SIGKILLed (MirrorJournalCrashTests).
         .executableTarget(name: "mirror-journal-loop", dependencies: ["BucketMirror", "ModelMirror"], path: "Tests/Support/MirrorJournalLoop"),
+        // Appends numbered lines through DurableFile.appendLine until SIGKILLed (DurableAppendCrashTests).
+        .executableTarget(name: "durable-append-loop", dependencies: ["DurableFiles"], path: "Tests/Support/DurableAppendLoop"),
         // A bucket in a directory, for the in-process tests of BucketMirror and EventShipping.
-        .target(name: "DirectoryBucket", dependencies: ["CurlTransport", "ObjectStorage", "ObjectStorageCurl"], path: "Tests/Support/DirectoryBucket"),
+        .target(name: "DirectoryBucket", dependencies: ["ContentDigest", "CurlTransport", "ObjectStorage", "ObjectStorageCurl"], path: "Tests/Support/DirectoryBucket"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "BinaryTextTests", dependencies: ["BinaryText"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
-        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"]),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "CivilTime"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "JSONSupport", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
-        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ContentDigest", "ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         .testTarget(name: "BucketMirrorTests", dependencies: ["BucketMirror", "DirectoryBucket", "ModelCatalog", "ModelMirror"]),
-        .testTarget(name: "EventShippingTests", dependencies: ["EventShipping", "DirectoryBucket", "EventStore", "ObjectStorage"]),
+        .testTarget(name: "EventShippingTests", dependencies: ["ContentDigest", "EventShipping", "DirectoryBucket", "EventStore", "ObjectStorage"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
-        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ModeldClient", "BinaryText", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ContentDigest", "ModeldClient", "BinaryText", "CivilTime", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "HTTPWire", "HTTPTestSupport", "CLinuxShims", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
+            "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "DurableFiles", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
             // Router.table, which RouteTableConductTests walks against the real binary.
             "HTTPServer", "ModeldCore",
         ]),

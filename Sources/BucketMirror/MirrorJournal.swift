@@ -1,3 +1,4 @@
+import ContentDigest
 import DurableFiles
 import Foundation
 import ModelMirror
@@ -81,6 +82,6 @@ public struct MirrorJournal: Sendable {
 
     /// Keys can hold any character: the file is named by the key's SHA-256.
     private func path(for key: String) -> String {
-        directory + "/" + S3RequestBuilder.sha256Hex(Array(key.utf8)) + ".json"
+        directory + "/" + SHA256Hex.of(Array(key.utf8)) + ".json"
     }
 }

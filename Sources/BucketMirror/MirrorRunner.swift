@@ -1,3 +1,4 @@
+import ContentDigest
 import CurlTransport
 import DurableFiles
 import Foundation
@@ -232,7 +233,7 @@ public struct MirrorRunner: Sendable {
             } catch {
                 throw MirrorFailure("cannot read \(path): \(error.localizedDescription)")
             }
-            files.append(LocalJSON(name: name, localPath: path, size: Int64(data.count), sha256: S3RequestBuilder.sha256Hex(Array(data))))
+            files.append(LocalJSON(name: name, localPath: path, size: Int64(data.count), sha256: SHA256Hex.of(Array(data))))
         }
         return files
     }

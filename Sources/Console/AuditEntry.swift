@@ -1,3 +1,4 @@
+import JSONSupport
 import ModelCatalog
 
 /// One line of `data/audit.jsonl` (SPEC §15): who (the session's handle and address), when,

@@ -1,5 +1,5 @@
 import BinaryText
-import Crypto
+import ContentDigest
 import Synchronization
 
 /// One signed-in browser (SPEC §15): its CSRF token, when it ends, and a short handle that names
@@ -58,7 +58,7 @@ public final class ConsoleSessions: Sendable {
 
     public var count: Int { table.withLock { $0.count } }
 
-    private static func key(_ cookie: String) -> String { Hex.encode(SHA256.hash(data: Array(cookie.utf8))) }
+    private static func key(_ cookie: String) -> String { SHA256Hex.of(Array(cookie.utf8)) }
 }
 
 /// Constant-time comparison of a presented secret (CSRF token) with the expected one.

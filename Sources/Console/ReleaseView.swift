@@ -1,5 +1,6 @@
 import Guardrails
 import HTMLPage
+import JSONSupport
 import ModelCatalog
 
 /// One release (SPEC §15): file, chunk list, variants, guard chart and decisions, and the

@@ -1,4 +1,6 @@
+import CivilTime
 import CLinuxShims
+import ContentDigest
 import DurableFiles
 import EventStore
 import Foundation
@@ -36,7 +38,7 @@ public struct EventShipper: Sendable {
             let key = segment.bucketKey(prefix: prefix)
             let bytes = try upload(segment, key: key)
             try ledger.record(.init(segment: segment.relativePath, key: key, bytes: bytes,
-                                    shipped_at: ISO8601DateFormatter().string(from: Date())))
+                                    shipped_at: RFC3339.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))))
             summary.shipped += 1
             summary.bytes += bytes
         }
@@ -93,7 +95,7 @@ public struct EventShipper: Sendable {
         defer { unlink(scratch) }
         let size = try GzipFile.compress(path, length: committed, to: scratch)
         do {
-            let sha = try S3Client.sha256(of: scratch, offset: 0, length: size)
+            let sha = try SHA256Hex.of(path: scratch, length: size)
             let attributes = ObjectAttributes(contentType: "application/gzip", sha256: sha)
             let outcome = try bucket.upload(key, file: scratch, size: size, sha256: sha, attributes: attributes, createOnly: true,
                                             plan: nil, progress: nil)

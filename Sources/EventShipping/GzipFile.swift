@@ -32,14 +32,24 @@ enum GzipFile {
         }
     }
 
-    /// Inflates gzip `data` into a new file `destination`.
-    static func decompress(_ data: [UInt8], to destination: String) throws(ShipFailure) {
+    /// Inflates gzip `data` into a new file `destination`, stopping as soon as the output would
+    /// pass `limit` bytes (as the event path's inflation does): a bomb costs at most `limit`
+    /// bytes of disk and the CPU to produce them, and its partial output is removed.
+    static func decompress(_ data: [UInt8], to destination: String, limit: Int) throws(ShipFailure) {
         var stream = z_stream()
         guard inflateInit2_(&stream, 15 + 16, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw ShipFailure("zlib: inflateInit failed")
         }
         defer { inflateEnd(&stream) }
-        let rc = try writing(destination) { (output) throws(ShipFailure) in try pump(&stream, data, to: output, destination) { inflate(&$0, Z_NO_FLUSH) }.rc }
+        let rc: Int32
+        do {
+            rc = try writing(destination) { (output) throws(ShipFailure) in
+                try pump(&stream, data, to: output, destination, limit: Int64(limit)) { inflate(&$0, Z_NO_FLUSH) }.rc
+            }
+        } catch {
+            unlink(destination)
+            throw error
+        }
         guard rc == Z_STREAM_END else { throw ShipFailure("\(destination): truncated or corrupt gzip data") }
     }
 
@@ -58,9 +68,10 @@ enum GzipFile {
     }
 
     /// Feeds `input` through `step` until it is consumed and the output buffer is not filled,
-    /// writing what comes out; returns the last zlib code and the bytes written.
+    /// writing what comes out, never more than `limit` bytes; returns the last zlib code and
+    /// the bytes written.
     private static func pump(_ stream: inout z_stream, _ input: [UInt8], to output: FileHandle, _ path: String,
-                             _ step: (inout z_stream) -> Int32) throws(ShipFailure) -> (rc: Int32, written: Int64) {
+                             limit: Int64 = .max, _ step: (inout z_stream) -> Int32) throws(ShipFailure) -> (rc: Int32, written: Int64) {
         var out = [UInt8](repeating: 0, count: 1 << 20)
         var rc: Int32 = Z_OK
         var written: Int64 = 0
@@ -77,6 +88,10 @@ enum GzipFile {
                 }
                 guard rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR else {
                     failure = ShipFailure("zlib error \(rc)")
+                    return
+                }
+                guard Int64(produced) <= limit - written else {
+                    failure = ShipFailure("\(path): inflates past \(limit) bytes, more than any segment holds; not read")
                     return
                 }
                 if produced > 0 {

@@ -1,3 +1,4 @@
+import DurableFiles
 import Foundation
 
 /// `data/shipped.jsonl` (SPEC §9.1): one line per segment that reached the bucket,
@@ -32,17 +33,12 @@ struct ShipLedger {
     }
 
     mutating func record(_ entry: Entry) throws(ShipFailure) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ShipFailure("cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var line: Data
+        let line: Data
         do { line = try encoder.encode(entry) } catch { throw ShipFailure("cannot encode the ledger entry of \(entry.segment): \(error)") }
-        line.append(0x0A)
-        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        guard written == line.count, fsync(fd) == 0 else {
-            throw ShipFailure("cannot append to \(path): \(String(cString: strerror(errno)))")
+        do throws(IOFailure) { try DurableFile.appendLine([UInt8](line), to: path) } catch {
+            throw ShipFailure("cannot append to the ledger: \(error)")
         }
         shipped.insert(entry.segment)
     }

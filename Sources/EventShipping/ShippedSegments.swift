@@ -19,7 +19,8 @@ public enum ShippedSegments {
                 if let since, segment.day < since { continue }
                 if let until, segment.day > until { continue }
                 try FileManager.default.createDirectory(atPath: "\(root)/\(segment.day)", withIntermediateDirectories: true)
-                try GzipFile.decompress(bucket.get(object.key), to: "\(root)/\(segment.relativePath)")
+                try GzipFile.decompress(bucket.get(object.key), to: "\(root)/\(segment.relativePath)",
+                                        limit: EventStoreConfig.largestSegmentBytes)
             }
         } catch {
             // Best effort: the download's own error is the one to report, and a scratch

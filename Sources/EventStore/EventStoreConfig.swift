@@ -4,8 +4,15 @@ public struct EventStoreConfig: Sendable {
     public var directory: String
     /// `instance_id`: names this process's segments and lock.
     public var instance: String
-    /// Rotation size (SPEC: 64 MiB); smaller in tests.
-    public var segmentMaxBytes: Int = 64 << 20
+    /// SPEC §5's rotation size, 64 MiB.
+    public static let segmentRotationBytes = 64 << 20
+    /// The most a segment's committed bytes can reach: rotation is decided before a commit
+    /// group is written, so a segment passes the rotation size only by the group that filled
+    /// it, and a group is far below a segment. What a shipped segment may inflate to
+    /// (`events export --from`), so a gzip bomb in a bucket stops there.
+    public static let largestSegmentBytes = 2 * segmentRotationBytes
+    /// Rotation size (`segmentRotationBytes`); smaller in tests.
+    public var segmentMaxBytes: Int = segmentRotationBytes
     public var dedupWindowHours: Double = 48
     /// Rotation age, counted from a segment's first commit (`events_segment_max_seconds`).
     public var segmentMaxMillis: Int64 = 3_600_000

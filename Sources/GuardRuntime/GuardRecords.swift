@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Guardrails
 import JSONSupport
 import ModelCatalog
@@ -103,12 +100,10 @@ public struct GuardRecords: Sendable {
         return Self.decision(decision, release: release, figures: GuardFigures(plan: plan, arms: GuardAccumulator()), at: now)
     }
 
-    /// Appends one line and fsyncs it before the decision counts as recorded.
+    /// Appends one line and fsyncs it before the decision counts as recorded (a torn line a
+    /// crash left is cut off first).
     public func append(decision line: [UInt8]) throws(CatalogError) {
-        let fd = try FileIO.open(decisionsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
-        defer { close(fd) }
-        try FileIO.writeAll(fd, line + [UInt8(ascii: "\n")], path: decisionsPath)
-        try FileIO.fsync(fd, path: decisionsPath)
+        try FileIO.appendLine(line, to: decisionsPath)
     }
 
     public func writeState(_ releaseID: String, _ bytes: [UInt8]) throws(CatalogError) {

@@ -1,4 +1,5 @@
 import Guardrails
+import JSONSupport
 import ModelCatalog
 
 /// The §11.5 status document of one guarded release, the same bytes for `GET

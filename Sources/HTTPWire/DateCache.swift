@@ -1,3 +1,5 @@
+import CivilTime
+
 /// The `Date: …\r\n` line, re-formatted only when the second changes (one per loop thread).
 /// The caller supplies the clock so this stays pure.
 public struct DateCache: Sendable {

@@ -1,3 +1,5 @@
+import CivilTime
+
 // Conditional requests, evaluated in RFC 9110 §13.2.2 order as SPEC §4.3 states it.
 
 /// The request headers that conditional and range handling read, as sent (nil = absent).

@@ -1,3 +1,5 @@
+import CivilTime
+
 // A static representation (a model file) answered for GET/HEAD: preconditions, then ranges,
 // then the headers each status carries. Pure: the route turns the plan into a Response.
 

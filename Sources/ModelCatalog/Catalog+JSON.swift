@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Guardrails
+import JSONSupport
 
 // catalog.json: {"format":1,"catalog_version":V,"public_base_url":U,"next_seq":N,"releases":[<admin form without url>, …]}
 extension Catalog {

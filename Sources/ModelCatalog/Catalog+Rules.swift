@@ -1,3 +1,4 @@
+import JSONSupport
 // models/rules/<channel>/<N>.json (SPEC §9.2)
 extension Catalog {
     /// Every channel a release was ever published to, sorted. A channel whose releases are all

@@ -3,7 +3,9 @@ import Glibc
 #endif
 import BinaryText
 import ChunkList
-import Crypto
+import ContentDigest
+import DurableFiles
+import JSONSupport
 
 /// A file's published chunk list (SPEC §14): `models/<file>.chunks`, immutable, recorded in the
 /// catalog by its digest and size so that the §4.1 document (and so §12's signatures) covers it.
@@ -23,7 +25,7 @@ public struct ChunkListFile: Hashable, Sendable {
 
     /// The record of a list encoded as `bytes`.
     public init(encoded bytes: [UInt8]) {
-        sha256 = Hex.encode(SHA256.hash(data: bytes))
+        sha256 = SHA256Hex.of(bytes)
         size = Int64(bytes.count)
     }
 
@@ -38,25 +40,14 @@ public struct ChunkListFile: Hashable, Sendable {
     public static func build(path: String) throws(CatalogError) -> (list: ChunkList, sha256: String) {
         let fd = try FileIO.open(path, O_RDONLY)
         defer { close(fd) }
-        var hasher = SHA256()
+        var reader = HashingFileReader(fd: fd, path: path)
         let list: ChunkList
         do {
-            list = try ChunkListBuilder.build { buffer in
-                while true {
-                    let n = read(fd, buffer.baseAddress, buffer.count)
-                    if n >= 0 {
-                        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-                        return n
-                    }
-                    if errno != EINTR { throw FileIO.error("read", path) }
-                }
-            }
-        } catch let error as CatalogError {
-            throw error
+            list = try ChunkListBuilder.build { buffer in try reader.read(into: buffer) }
         } catch {
-            throw CatalogError(.io, "read \(path): \(error)")
+            throw (error as? IOFailure)?.catalogError ?? CatalogError(.io, "read \(path): \(error)")
         }
-        return (list, Hex.encode(hasher.finalize()))
+        return (list, reader.hex())
     }
 
     func write(to w: inout JSONWriter, publicBaseURL: String?, file: String) {

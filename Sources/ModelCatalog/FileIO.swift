@@ -52,6 +52,10 @@ public enum FileIO {
     public static func atomicReplace(_ path: String, with bytes: [UInt8]) throws(CatalogError) {
         do { try DurableFile.replace(path, with: bytes) } catch { throw error.catalogError }
     }
+
+    public static func appendLine(_ line: [UInt8], to path: String) throws(CatalogError) {
+        do { try DurableFile.appendLine(line, to: path) } catch { throw error.catalogError }
+    }
 }
 
 extension IOFailure {

@@ -1,4 +1,5 @@
 import Guardrails
+import JSONSupport
 
 extension Release {
     /// `public_base_url` + `/models/` + file; a trailing `/` on the base is not doubled.

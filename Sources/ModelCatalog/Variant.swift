@@ -1,4 +1,5 @@
 import BinaryText
+import JSONSupport
 
 /// A device-class file of a release (SPEC §3.1): its own immutable UUID file, answered instead
 /// of the release's when its requirements hold. A removed variant stays listed (with

@@ -1,3 +1,4 @@
+import JSONSupport
 /// The catalog's text forms of `requires` (SPEC §3.1): parsed from the admin API's and
 /// `modelctl variant add`'s text, written back as the catalog's JSON object.
 extension VariantRequirements {

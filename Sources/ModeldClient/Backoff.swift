@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// When to try again (SPEC §13): failure n waits `random(0, min(cap, base·2ⁿ))`, never earlier
@@ -22,15 +23,12 @@ struct Backoff {
         random(0...1) < 0.2 ? interval * (1 + random(0...0.2)) : interval
     }
 
-    /// `Retry-After` as delta-seconds or an HTTP-date (RFC 9110 §10.2.3), in seconds from `now`.
+    /// `Retry-After` as delta-seconds or an HTTP-date in any of RFC 9110's three forms
+    /// (§10.2.3, §5.6.7), in seconds from `now`.
     static func retryAfter(_ value: String?, now: Date) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if value.allSatisfy({ $0.isASCII && $0.isNumber }) { return Double(value.prefix(9)).map { min($0, retryAfterCap) } }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: value) else { return nil }
-        return min(max(0, date.timeIntervalSince(now)), retryAfterCap)
+        guard let date = HTTPDate.parse(value) else { return nil }
+        return min(max(0, Double(date) - now.timeIntervalSince1970), retryAfterCap)
     }
 }

@@ -1,6 +1,8 @@
 import BinaryText
 import ChunkList
+import ContentDigest
 import Crypto
+import DurableFiles
 import Foundation
 
 /// Why a delta build gave up (SPEC §14: a bad chunk, a 200 to a range, any mismatch): the
@@ -155,18 +157,8 @@ final class DeltaOutput: Sendable {
     /// The whole file's SHA-256 against the release's (its size is the preallocated one), then
     /// fsynced: from here on it is an ordinary verified download.
     func verify(sha256 expected: String) throws {
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var offset: Int64 = 0
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw ModeldClientError.io("read \(path): \(DiskIO.errorText())") }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            offset += Int64(n)
-        }
-        let digest = Hex.encode(hasher.finalize())
+        let digest: String
+        do throws(IOFailure) { digest = try SHA256Hex.of(fd: fd, path: path) } catch { throw ModeldClientError.io(error.description) }
         guard digest == expected else { throw DeltaFallback(reason: "the built file has SHA-256 \(digest), the release says \(expected)") }
         try DiskIO.syncFile(fd, path: path)
     }

@@ -56,19 +56,10 @@ enum DiskIO {
         try mapped { () throws(IOFailure) in try DurableFile.writeAll(fd, raw, path: path) }
     }
 
-    /// Appends one line and makes it durable before returning. A torn last line (a crash during
-    /// an append that never returned) is ended first, so it cannot swallow this one.
-    static func appendLineDurably(_ data: Data, to url: URL) throws {
-        let fd = open(url.path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
-        defer { close(fd) }
-        var info = stat()
-        var last: UInt8 = 0x0A
-        if fstat(fd, &info) == 0, info.st_size > 0, pread(fd, &last, 1, info.st_size - 1) != 1 {
-            throw ModeldClientError.io("read \(url.path): \(errorText())")
-        }
-        try writeAll(fd, last == 0x0A ? data : Data([0x0A]) + data, path: url.path)
-        try syncFile(fd, path: url.path)
+    /// Appends one line (without its newline) and makes it durable before returning
+    /// (DurableFile.appendLine: a torn last line is cut off first).
+    static func appendLineDurably(_ line: Data, to url: URL) throws {
+        try mapped { () throws(IOFailure) in try DurableFile.appendLine([UInt8](line), to: url.path) }
     }
 
     /// Bytes an unprivileged process may still write on the file system holding `url`.

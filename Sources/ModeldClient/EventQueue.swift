@@ -27,8 +27,7 @@ struct EventQueue {
 
     func record(_ event: OutcomeEvent) throws {
         try event.validate()
-        var line = try event.jsonLine()
-        line.append(0x0A)
+        let line = try event.jsonLine()
         try makeRoom()
         try DiskIO.appendLineDurably(line, to: queueURL)
     }

@@ -1,4 +1,5 @@
 import ChunkList
+import ContentDigest
 import Foundation
 
 /// Gets a release's verified file into `partial/` (SPEC §13, §14): by delta when the release has
@@ -69,7 +70,7 @@ struct ModelFetcher {
             throw DeltaFallback(reason: "fetching the chunk list: \(error)")
         }
         let body = answer.body
-        guard answer.status == 200, body.count == reference.size, Digest.sha256Hex(body) == reference.sha256 else {
+        guard answer.status == 200, body.count == reference.size, SHA256Hex.of(body) == reference.sha256 else {
             throw DeltaFallback(reason: "the chunk list at \(reference.url) does not match its size and SHA-256", bytesFetched: Int64(body.count))
         }
         do { return (body, try ChunkList(decoding: body)) } catch {

@@ -1,3 +1,4 @@
+import ContentDigest
 import Foundation
 
 /// The client side of modeld for apps (SPEC §13): checks for a newer model, downloads it with
@@ -308,7 +309,7 @@ public actor ModeldClient {
             retryAfter = snapshot.header("Retry-After")
             throw snapshot.asError()  // a pointer whose file is missing means "later", never "no model"
         }
-        guard snapshot.body.count == pointer.size, Digest.sha256Hex(snapshot.body) == pointer.sha256 else {
+        guard snapshot.body.count == pointer.size, SHA256Hex.of(snapshot.body) == pointer.sha256 else {
             throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
         }
         guard let object = try? JSONSerialization.jsonObject(with: Data(snapshot.body)) as? [String: Any] else {  // any parse failure is this one error

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 /// Why a check, download or event upload failed. The installed model is never touched by a
@@ -36,7 +37,7 @@ public enum ModeldClientError: Error, Sendable, CustomStringConvertible, Equatab
             "insufficient storage: need \(needed) bytes, \(available) available"
         case .io(let m): "i/o: \(m)"
         case .refused(let m): "refused: \(m)"
-        case .deferred(let until): "backing off until \(ISO8601DateFormatter().string(from: until))"
+        case .deferred(let until): "backing off until \(RFC3339.format(milliseconds: Int64((until.timeIntervalSince1970 * 1000).rounded(.down))))"
         }
     }
 }

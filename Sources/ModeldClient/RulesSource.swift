@@ -1,3 +1,4 @@
+import ContentDigest
 import Foundation
 import ModeldSigning
 
@@ -184,7 +185,7 @@ public struct RulesVerifier: Sendable {
             decoded = reused
         } else {
             let bytes = try snapshot()
-            guard bytes.count == pointer.size, Digest.sha256Hex(bytes) == pointer.sha256 else {
+            guard bytes.count == pointer.size, SHA256Hex.of(bytes) == pointer.sha256 else {
                 throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
             }
             do { decoded = try JSONDecoder().decode(RulesSnapshot.self, from: Data(bytes)).validated() } catch {

@@ -4,6 +4,7 @@ import GuardRuntime
 import Guardrails
 import HTTPServer
 import HTTPWire
+import JSONSupport
 import ModelCatalog
 import ModeldConfig
 

@@ -72,10 +72,7 @@ final class AuditLog: Sendable {
     func append(_ line: [UInt8]) {
         lock.withLock { _ in
             do throws(IOFailure) {
-                let fd = try DurableFile.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC)
-                defer { close(fd) }
-                try DurableFile.writeAll(fd, line + [UInt8(ascii: "\n")], path: path)
-                try DurableFile.sync(fd, path: path)
+                try DurableFile.appendLine(line, to: path)
             } catch {
                 // The change is made and answered; the operator learns from the log that its record is missing.
                 Logger(label: "modeld.console").error("audit: cannot append to \(path): \(error)")

@@ -1,5 +1,5 @@
 import BinaryText
-import Crypto
+import ContentDigest
 
 /// What a stored object carries besides its bytes; sent on PutObject and CreateMultipartUpload.
 public struct ObjectAttributes: Sendable, Equatable {
@@ -81,7 +81,7 @@ public struct S3RequestBuilder: Sendable {
         if createOnly { headers.append(("If-None-Match", "*")) }
         let body = Array(xml.utf8)
         return request("POST", key: key, query: [("uploadId", uploadID)], headers: headers, body: .bytes(body),
-                       sha256: Self.sha256Hex(body), operation: "CompleteMultipartUpload")
+                       sha256: SHA256Hex.of(body), operation: "CompleteMultipartUpload")
     }
 
     public func abortMultipartUpload(key: String, uploadID: String) -> S3Request {
@@ -102,8 +102,6 @@ public struct S3RequestBuilder: Sendable {
         if let uploadIDMarker { query.append(("upload-id-marker", uploadIDMarker)) }
         return request("GET", key: nil, query: query, operation: "ListMultipartUploads")
     }
-
-    public static func sha256Hex(_ bytes: [UInt8]) -> String { Hex.encode(SHA256.hash(data: bytes)) }
 
 
     private func request(_ method: String, key: String?, query: [(name: String, value: String)] = [],

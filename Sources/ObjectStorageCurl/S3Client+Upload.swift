@@ -1,6 +1,7 @@
 import BinaryText
-import Crypto
+import ContentDigest
 import CurlTransport
+import DurableFiles
 import Glibc
 import ObjectStorage
 
@@ -41,25 +42,12 @@ extension S3Client {
             let number = index + 1
             if let etag = reusable[number] { return CompletedPart(partNumber: number, etag: etag) }
             let range = plan.range(ofPart: number)
-            let partSHA = try Self.sha256(of: path, offset: range.offset, length: range.length)
+            let partSHA: String
+            do throws(IOFailure) { partSHA = try SHA256Hex.of(path: path, offset: range.offset, length: range.length) } catch {
+                throw S3Error.local(error.description)
+            }
             return try client.uploadPart(key, uploadID: uploadID, number: number, body: .file(path: path, offset: range.offset, length: range.length),
                                          sha256: partSHA, progress: combined?.observer(forJob: number))
         }
-    }
-
-    /// Lowercase hex SHA-256 of `length` bytes of the file from `offset`, read in 1 MiB chunks.
-    public static func sha256(of path: String, offset: Int64, length: Int64) throws(S3Error) -> String {
-        let source = try FileRangeSource(path: path, offset: offset, length: length)
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count: Int
-            do { count = try buffer.withUnsafeMutableBytes { try source.read(into: $0) } } catch {
-                throw error as? S3Error ?? S3Error.local("\(error)")
-            }
-            if count == 0 { break }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-        }
-        return Hex.encode(hasher.finalize())
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSONSupport
 import ModelCatalog
 
 /// `modelctl catalog …`: properties of the catalog itself, changed offline under the publish lock.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import JSONSupport
 import ModelCatalog
 
 /// `modelctl chunks …`: the chunk lists of delta updates (SPEC §14).

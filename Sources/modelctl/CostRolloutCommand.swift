@@ -1,6 +1,7 @@
 import ArgumentParser
 import EgressCost
 import Foundation
+import JSONSupport
 import ModelCatalog
 
 /// `modelctl cost rollout ID --installs N` (SPEC §7.2): prices one rollout of a published
@@ -118,15 +119,16 @@ struct CostRolloutCommand: ParsableCommand {
     /// `cost estimate`'s JSON with the release and the rollout's installs in front
     /// (`inputs.installs` stays 0: it counts polling installs, and a rollout prices no polls).
     static func json(_ e: Estimate, release r: Subject, installs: Int64) -> String {
-        let release = "{\"id\":\(jsonText(r.id)),\"size\":\(r.size),\"rollout_percent\":\(r.rolloutPercent)," +
-            "\"state\":\(jsonText(r.state)),\"label\":\(jsonText(r.label)),\"installs\":\(installs)}"
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        w.field("id", r.id)
+        w.field("size", r.size)
+        w.field("rollout_percent", r.rolloutPercent)
+        w.field("state", r.state)
+        w.field("label", r.label)
+        w.field("installs", installs)
+        w.endObject()
         let body = EstimateRenderer.json(e)
-        return "{\"release\":" + release + "," + body.dropFirst()
-    }
-
-    static func jsonText(_ s: String) -> String {
-        // Cannot fail: a one-string array is always valid JSON.
-        let data = (try? JSONSerialization.data(withJSONObject: [s], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
+        return "{\"release\":" + w.string + "," + body.dropFirst()
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChunkList
 import Foundation
+import JSONSupport
 import ModelCatalog
 
 /// `modelctl delta OLD NEW [--json]` (SPEC §14): what a client holding OLD would fetch to build

@@ -1,4 +1,4 @@
-import Crypto
+import ContentDigest
 import Foundation
 
 /// The model file read once, front to back, in the chunks libcurl asks for. Each chunk is hashed
@@ -8,7 +8,7 @@ final class PublishFileSource: UploadSource {
     /// Size when opened, for the progress bar; the body is whatever the reads return.
     let size: Int64
     private let fd: Int32
-    private var hasher = SHA256()
+    private var reader: HashingFileReader
     private var digestHex: String?
 
     init(path: String) throws(CLIFailure) {
@@ -21,6 +21,7 @@ final class PublishFileSource: UploadSource {
         }
         self.path = path
         self.fd = fd
+        reader = HashingFileReader(fd: fd, path: path)
         size = Int64(info.st_size)
     }
 
@@ -29,13 +30,9 @@ final class PublishFileSource: UploadSource {
     let trailerNames = ["X-Model-SHA256"]
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(CLIFailure) -> Int {
-        var count: Int
-        repeat { count = Foundation.read(fd, buffer.baseAddress, buffer.count) } while count < 0 && errno == EINTR
-        guard count >= 0 else { throw CLIFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
-        hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        if count == 0, digestHex == nil {
-            digestHex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        }
+        let count: Int
+        do { count = try reader.read(into: buffer) } catch { throw CLIFailure("cannot \(error)") }
+        if count == 0, digestHex == nil { digestHex = reader.hex() }
         return count
     }
 

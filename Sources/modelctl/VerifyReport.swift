@@ -1,4 +1,5 @@
 import Foundation
+import JSONSupport
 import ModelCatalog
 
 /// The outcome of re-hashing a models directory against its catalog (`modelctl verify`).

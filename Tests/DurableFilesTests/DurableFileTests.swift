@@ -108,4 +108,39 @@ struct DurableFileTests {
         #expect(Set(DurableFile.removeStaleTemps(in: dir, now: now + 2 * DurableFile.staleTempAge, isTemp: { $0 != "catalog.json" }))
             == [freshTemp, ".x.tmp-1-0123456789ab"])
     }
+
+    /// appendLine ends each line, retries short writes, and cuts a torn tail (no newline) off
+    /// before the next line; a file that is one torn line empties.
+    @Test func appendLineRetriesShortWritesAndCutsATornTail() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/log.jsonl"
+        try DurableFile.appendLine(Array("first".utf8), to: path)
+        var calls = 0
+        try DurableFile.appendLine(Array("second".utf8), to: path, using: { fd, bytes in
+            calls += 1
+            return write(fd, bytes.baseAddress, 1)   // one byte per call: seven short writes
+        })
+        #expect(calls == 7)
+        #expect(try DurableFile.read(path) == Array("first\nsecond\n".utf8))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"torn".utf8))
+        try handle.close()
+        try DurableFile.appendLine(Array("third".utf8), to: path)
+        #expect(try DurableFile.read(path) == Array("first\nsecond\nthird\n".utf8))
+
+        try DurableFile.replace(path, with: Array(String(repeating: "y", count: 10_000).utf8))
+        try DurableFile.appendLine(Array("only".utf8), to: path)
+        #expect(try DurableFile.read(path) == Array("only\n".utf8))
+    }
+
+    @Test func appendLineFailsOnAFullDisk() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let failure = #expect(throws: IOFailure.self) {
+            try DurableFile.appendLine([1, 2], to: dir + "/f", using: { _, _ in 0 })
+        }
+        #expect(failure?.isOutOfSpace == true)
+    }
 }

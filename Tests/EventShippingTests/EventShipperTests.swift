@@ -1,3 +1,4 @@
+import ContentDigest
 import DirectoryBucket
 import EventStore
 import Foundation
@@ -55,6 +56,10 @@ import Testing
         #expect(bucket.log == written.map { "put logs/events/dt=\($0.day)/\($0.fileName).gz" })
         #expect(ledger().count == written.count)
         #expect(ledger().allSatisfy { $0.contains(#""key":"logs/events/dt="#) })
+        // shipped_at in the product's one time form: RFC 3339 UTC with milliseconds.
+        #expect(ledger().allSatisfy { line in
+            line.firstRange(of: #/"shipped_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"/#) != nil
+        }, "\(ledger())")
 
         let second = try shipper.run()
         #expect(second == EventShipper.Summary(shipped: 0, alreadyShipped: written.count, bytes: 0))
@@ -95,7 +100,7 @@ import Testing
         // A foreign object under the events prefix is not a segment and is left alone.
         let foreign = root + "/foreign"
         _ = FileManager.default.createFile(atPath: foreign, contents: Data("x".utf8))
-        _ = try bucket.upload("p/events/dt=2026-11-21/notes.txt.gz", file: foreign, size: 1, sha256: S3RequestBuilder.sha256Hex(Array("x".utf8)),
+        _ = try bucket.upload("p/events/dt=2026-11-21/notes.txt.gz", file: foreign, size: 1, sha256: SHA256Hex.of(Array("x".utf8)),
                               attributes: .init(contentType: "text/plain"), createOnly: true, plan: nil, progress: nil)
         let scratch = try ShippedSegments.download(bucket: bucket, prefix: "p", since: nil, until: nil)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -107,6 +112,29 @@ import Testing
         let days = try FileManager.default.contentsOfDirectory(atPath: scratch)
         let files = try days.flatMap { try FileManager.default.contentsOfDirectory(atPath: scratch + "/" + $0) }
         #expect(files.count == segments().count)
+    }
+
+    /// A gzip bomb under the events prefix (a real one: 256 MiB of zeros, a quarter MiB packed)
+    /// inflates no further than a segment can hold, fails the download, and leaves nothing.
+    @Test func download_gzipBomb_stopsAtTheLargestSegment() throws {
+        defer { cleanUp() }
+        let zeros = root + "/zeros"
+        let bomb = root + "/bomb.gz"
+        let fd = open(zeros, O_WRONLY | O_CREAT, 0o644)
+        #expect(ftruncate(fd, 256 << 20) == 0)   // sparse: reading it costs no disk
+        close(fd)
+        let size = try GzipFile.compress(zeros, length: 256 << 20, to: bomb)
+        unlink(zeros)
+        #expect(size < 2 << 20)
+        _ = try bucket.upload("p/events/dt=2026-11-21/node-a-000001.jsonl.gz", file: bomb, size: size, sha256: SHA256Hex.of(path: bomb),
+                              attributes: .init(contentType: "application/gzip"), createOnly: true, plan: nil, progress: nil)
+        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+        let failure = #expect(throws: ShipFailure.self) {
+            try ShippedSegments.download(bucket: bucket, prefix: "p", since: nil, until: nil)
+        }
+        #expect(failure?.description.contains("inflates past \(EventStoreConfig.largestSegmentBytes) bytes") == true, "\(String(describing: failure))")
+        let after = Set((try? FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())) ?? [])
+        #expect(after.subtracting(before).filter { $0.hasPrefix("modelctl-export-") }.isEmpty, "the scratch directory is removed")
     }
 
     private func lines(_ path: String) throws -> [String] {

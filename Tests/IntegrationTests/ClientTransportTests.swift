@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 @testable import ModeldClient
 import Synchronization
@@ -137,6 +138,30 @@ import Testing
             return true
         }
         #expect(fx.latestRequests.count == 2)
+    }
+
+    /// RFC 9110 §5.6.7: a recipient reads an HTTP-date in any of its three forms, so a
+    /// Retry-After in each defers the next check until then (issue 26: the client read only
+    /// IMF-fixdate).
+    @Test(arguments: ["IMF-fixdate", "RFC 850", "asctime"])
+    func retryAfter_asAnHTTPDateInAnyForm_defersTheNextCheck(form: String) async throws {
+        _ = try fx.publish(size: 1000)
+        // "Sun, 06 Nov 1994 08:49:37 GMT", five minutes ahead, respelt in the form under test.
+        let imf = HTTPDate.format(epochSeconds: Int64(Date().timeIntervalSince1970) + 300).split(separator: " ").map(String.init)
+        let weekday = String(imf[0].dropLast()), day = imf[1], month = imf[2], year = imf[3], time = imf[4]
+        let weekdays = ["Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday", "Fri": "Friday",
+                        "Sat": "Saturday", "Sun": "Sunday"]
+        let text = switch form {
+        case "RFC 850": "\(weekdays[weekday]!), \(day)-\(month)-\(year.suffix(2)) \(time) GMT"
+        case "asctime": "\(weekday) \(month) \(day.hasPrefix("0") ? " " + day.dropFirst() : day) \(time) \(year)"
+        default: imf.joined(separator: " ")
+        }
+        fx.proxy.add(.init(pathContains: "/latest", fault: .serviceUnavailable(retryAfter: text), times: 1))
+        let client = try ModeldClient(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
+                                                          cacheDirectory: fx.cache, backoffBase: 0.01))
+        await #expect(throws: ModeldClientError.self) { try await client.check() }
+        let wait = await client.nextCheckDate().timeIntervalSinceNow
+        #expect(wait > 240 && wait <= 300, "Retry-After: \(text) waits \(wait) s")
     }
 
     @Test(arguments: kinds) func cancellingTheTask_abortsAStalledTransfer_withinOneSecond(kind: TransportKind) async throws {

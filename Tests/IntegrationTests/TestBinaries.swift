@@ -10,4 +10,5 @@ enum TestBinaries {
     static var modeld: URL { productsDirectory.appendingPathComponent("modeld") }
     static var modeldClient: URL { productsDirectory.appendingPathComponent("modeld-client") }
     static var mirrorJournalLoop: URL { productsDirectory.appendingPathComponent("mirror-journal-loop") }
+    static var durableAppendLoop: URL { productsDirectory.appendingPathComponent("durable-append-loop") }
 }

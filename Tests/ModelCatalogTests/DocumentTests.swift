@@ -1,3 +1,4 @@
+import JSONSupport
 import Testing
 @testable import ModelCatalog
 

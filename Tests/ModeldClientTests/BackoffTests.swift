@@ -17,8 +17,19 @@ struct BackoffTests {
         #expect(Backoff.retryAfter("5", now: now) == 5)
         #expect(Backoff.retryAfter("999999999", now: now) == 86_400)
         #expect(Backoff.retryAfter("Thu, 01 Jan 1970 00:00:10 GMT", now: Date(timeIntervalSince1970: 4)) == 6)
+        #expect(Backoff.retryAfter("Sun, 06 Nov 1994 08:49:37 GMT", now: now) == 0, "a date in the past: no wait")
         #expect(Backoff.retryAfter("soon", now: now) == nil)
         #expect(Backoff.retryAfter(nil, now: now) == nil)
+    }
+
+    /// RFC 9110 §5.6.7: a recipient reads all three HTTP-date forms, not only IMF-fixdate.
+    @Test(arguments: [
+        "Sun, 06 Nov 1994 08:49:37 GMT",   // IMF-fixdate
+        "Sunday, 06-Nov-94 08:49:37 GMT",  // RFC 850
+        "Sun Nov  6 08:49:37 1994",        // asctime
+    ])
+    func retryAfter_readsEveryHTTPDateForm(_ text: String) {
+        #expect(Backoff.retryAfter(text, now: Date(timeIntervalSince1970: 784_111_777 - 90)) == 90)
     }
 
     @Test func sdkVersions_compareNumerically_andRangesAreHalfOpen() throws {

@@ -1,4 +1,5 @@
 import BinaryText
+import ContentDigest
 import Foundation
 @testable import ModeldClient
 import Synchronization
@@ -53,6 +54,6 @@ struct CheckpointTests {
         let bytes = (0..<(3 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let hasher = StreamHasher()
         for start in stride(from: 0, to: bytes.count, by: 1 << 20) { hasher.update(Array(bytes[start..<min(start + (1 << 20), bytes.count)])) }
-        #expect(Hex.encode(hasher.finalize()) == Digest.sha256Hex(bytes))
+        #expect(Hex.encode(hasher.finalize()) == SHA256Hex.of(bytes))
     }
 }

@@ -1,3 +1,4 @@
+import ContentDigest
 import Foundation
 import Testing
 @testable import ModeldClient
@@ -49,7 +50,7 @@ import SelectionVectors
         let now = Int64(Date().timeIntervalSince1970)
         return Array("""
         {"v":1,"kind":"rules","channel":"\(channel)","catalog":\(catalog),"created":\(now),"expires":\(now + 3600),\
-        "file":"\(channel)/\(catalog).json","size":\(body.count),"sha256":"\(Digest.sha256Hex(body))","signatures":[]}
+        "file":"\(channel)/\(catalog).json","size":\(body.count),"sha256":"\(SHA256Hex.of(body))","signatures":[]}
         """.utf8)
     }
 }

@@ -1,3 +1,4 @@
+import ContentDigest
 import Foundation
 import ObjectStorage
 import Testing
@@ -60,8 +61,8 @@ struct DeltaBucketCLITests {
             let state = try StaticBucketCLITests.object(updated.stdout)
             let active = try #require(state["active"] as? [String: Any])
             #expect(active["id"] as? String == second, "\(client[1])")
-            #expect(S3RequestBuilder.sha256Hex(Array(try Data(contentsOf: URL(fileURLWithPath: try #require(active["path"] as? String)))))
-                    == S3RequestBuilder.sha256Hex(changed))
+            #expect(SHA256Hex.of(Array(try Data(contentsOf: URL(fileURLWithPath: try #require(active["path"] as? String)))))
+                    == SHA256Hex.of(changed))
             #expect(state["method"] as? String == "delta", "\(client[1]): \(state)")
             let fetched = try #require(state["bytes_fetched"] as? Int)
             #expect(fetched >= toFetch && fetched < toFetch + 100_000, "\(client[1]) fetched \(fetched) for \(toFetch) of changed chunks")

@@ -1,3 +1,4 @@
+import ContentDigest
 import Foundation
 import ModelCatalog
 import ObjectStorage
@@ -110,7 +111,7 @@ struct MirrorCLITests {
         for file in files {
             let local = try Data(contentsOf: URL(fileURLWithPath: models + "/" + file))
             let head = try #require(try client.head("\(prefix)/models/\(file)"))
-            #expect(head.size == Int64(local.count) && head.sha256 == S3RequestBuilder.sha256Hex(Array(local)))
+            #expect(head.size == Int64(local.count) && head.sha256 == SHA256Hex.of(Array(local)))
             #expect(head.cacheControl == "public, max-age=31536000, immutable")
             #expect(try client.get("\(prefix)/models/\(file)") == Array(local))
         }
@@ -202,7 +203,7 @@ struct MirrorCLITests {
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: models).first { $0.hasSuffix(".onnx") })
         let head = try #require(try client.head("\(prefix)/models/\(file)"))
         #expect(head.size == 200 << 20)
-        #expect(head.sha256 == (try S3Client.sha256(of: models + "/" + file, offset: 0, length: 200 << 20)))
+        #expect(head.sha256 == (try SHA256Hex.of(path: models + "/" + file)))
         #expect(try client.listMultipartUploads(prefix: prefix).isEmpty)
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: models + "/.mirror/uploads")) ?? []).isEmpty, "journal cleared")
     }

@@ -1,3 +1,4 @@
+import ContentDigest
 import Foundation
 import ObjectStorage
 import ObjectStorageCurl
@@ -24,7 +25,7 @@ struct RGWClientTests {
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("s3-\(UUID().uuidString).\(ext)").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return (path, bytes, S3RequestBuilder.sha256Hex(bytes))
+        return (path, bytes, SHA256Hex.of(bytes))
     }
 
     static func uniqueKey(_ name: String) -> String { "t/\(UUID().uuidString)/\(name)" }
@@ -57,7 +58,7 @@ struct RGWClientTests {
         let keys = (0..<5).map { prefix + "k\($0)=+/x.json" }
         for key in keys {
             let body = Array("{\"key\":\"\(key)\"}".utf8)
-            _ = try client.put(key, body: .bytes(body), sha256: S3RequestBuilder.sha256Hex(body),
+            _ = try client.put(key, body: .bytes(body), sha256: SHA256Hex.of(body),
                                attributes: ObjectAttributes(contentType: "application/json", cacheControl: "public, max-age=60"))
         }
         // Pages of two follow RGW's continuation tokens (they hold characters that need escaping).
@@ -75,7 +76,7 @@ struct RGWClientTests {
         let client = S3Client(endpoint: endpoint, credentials: cluster.credentials)
         let key = Self.uniqueKey("virtual=+.bin")
         let body = Array("virtual".utf8)
-        _ = try client.put(key, body: .bytes(body), sha256: S3RequestBuilder.sha256Hex(body), attributes: ObjectAttributes(contentType: "text/plain"))
+        _ = try client.put(key, body: .bytes(body), sha256: SHA256Hex.of(body), attributes: ObjectAttributes(contentType: "text/plain"))
         #expect(try client.get(key) == body)
         #expect(try client.list(prefix: key).map(\.key) == [key])
         try client.delete(key)
@@ -87,8 +88,8 @@ struct RGWClientTests {
         let key = Self.uniqueKey("once.bin")
         let first = Array("first".utf8), second = Array("second".utf8)
         let attributes = ObjectAttributes(contentType: "application/octet-stream")
-        #expect(try client.put(key, body: .bytes(first), sha256: S3RequestBuilder.sha256Hex(first), attributes: attributes, createOnly: true) != .alreadyExists)
-        #expect(try client.put(key, body: .bytes(second), sha256: S3RequestBuilder.sha256Hex(second), attributes: attributes, createOnly: true) == .alreadyExists)
+        #expect(try client.put(key, body: .bytes(first), sha256: SHA256Hex.of(first), attributes: attributes, createOnly: true) != .alreadyExists)
+        #expect(try client.put(key, body: .bytes(second), sha256: SHA256Hex.of(second), attributes: attributes, createOnly: true) == .alreadyExists)
         #expect(try client.get(key) == first)
         try client.delete(key)
     }
@@ -98,7 +99,7 @@ struct RGWClientTests {
         let key = Self.uniqueKey("bad-hash.bin")
         let body = Array("payload".utf8)
         #expect {
-            _ = try client.put(key, body: .bytes(body), sha256: S3RequestBuilder.sha256Hex(Array("other".utf8)),
+            _ = try client.put(key, body: .bytes(body), sha256: SHA256Hex.of(Array("other".utf8)),
                                attributes: ObjectAttributes(contentType: "application/octet-stream"))
         } throws: { error in
             (error as? S3Error)?.serviceCode == "XAmzContentSHA256Mismatch"
@@ -114,7 +115,7 @@ struct RGWClientTests {
         let key = Self.uniqueKey("denied.bin")
         let body = Array("x".utf8)
         do {
-            _ = try client.put(key, body: .bytes(body), sha256: S3RequestBuilder.sha256Hex(body), attributes: ObjectAttributes(contentType: "text/plain"))
+            _ = try client.put(key, body: .bytes(body), sha256: SHA256Hex.of(body), attributes: ObjectAttributes(contentType: "text/plain"))
             Issue.record("a wrong secret was accepted")
         } catch {
             #expect(error.serviceCode == "SignatureDoesNotMatch")
@@ -137,7 +138,7 @@ struct RGWClientTests {
 
         func upload(_ number: Int) throws -> CompletedPart {
             let range = plan.range(ofPart: number)
-            let sha = S3RequestBuilder.sha256Hex(Array(file.bytes[Int(range.offset)..<Int(range.offset + range.length)]))
+            let sha = SHA256Hex.of(Array(file.bytes[Int(range.offset)..<Int(range.offset + range.length)]))
             return try client.uploadPart(key, uploadID: uploadID, number: number,
                                          body: .file(path: file.path, offset: range.offset, length: range.length), sha256: sha)
         }
@@ -163,7 +164,7 @@ struct RGWClientTests {
         let abandoned = Self.uniqueKey("abandoned.bin")
         let second = try client.createMultipartUpload(abandoned, attributes: attributes)
         _ = try client.uploadPart(abandoned, uploadID: second, number: 1, body: .file(path: file.path, offset: 0, length: 5 << 20),
-                                  sha256: S3RequestBuilder.sha256Hex(Array(file.bytes[0..<(5 << 20)])))
+                                  sha256: SHA256Hex.of(Array(file.bytes[0..<(5 << 20)])))
         try client.abortMultipartUpload(abandoned, uploadID: second)
         #expect(try client.listMultipartUploads(prefix: abandoned).isEmpty)
         #expect(try client.head(abandoned) == nil)
@@ -176,7 +177,7 @@ struct RGWClientTests {
         let uploadID = try client.createMultipartUpload(key, attributes: ObjectAttributes(contentType: "application/octet-stream"))
         defer { try? client.abortMultipartUpload(key, uploadID: uploadID) }
         let body = Array(repeating: UInt8(1), count: 10)
-        _ = try client.uploadPart(key, uploadID: uploadID, number: 1, body: .bytes(body), sha256: S3RequestBuilder.sha256Hex(body))
+        _ = try client.uploadPart(key, uploadID: uploadID, number: 1, body: .bytes(body), sha256: SHA256Hex.of(body))
         #expect {
             _ = try client.completeMultipartUpload(key, uploadID: uploadID, parts: [CompletedPart(partNumber: 1, etag: "\"00\"")])
         } throws: { error in

@@ -1,3 +1,4 @@
+import ContentDigest
 import Foundation
 import ObjectStorage
 import Testing
@@ -43,7 +44,7 @@ struct StaticBucketCLITests {
         #expect(url == "\(base)/models/\(id).onnx")
         let model = try Self.anonymousGET(url, scratch: scratch)
         #expect(model.status == 200 && model.cacheControl == "public, max-age=31536000, immutable")
-        #expect(S3RequestBuilder.sha256Hex(model.body) == file.sha256 && entry["sha256"] as? String == file.sha256)
+        #expect(SHA256Hex.of(model.body) == file.sha256 && entry["sha256"] as? String == file.sha256)
         // The same anonymous GET on the private bucket is refused: the requests carry no
         // credentials, and only the public bucket's policy lets them in.
         #expect(try Self.anonymousGET("\(cluster.endpoint)/\(RGWCluster.bucket)/any", scratch: scratch).status == 403)
@@ -59,7 +60,7 @@ struct StaticBucketCLITests {
         let active = try #require(state["active"] as? [String: Any])
         #expect(active["id"] as? String == id && active["sha256"] as? String == file.sha256)
         let installed = try Data(contentsOf: URL(fileURLWithPath: try #require(active["path"] as? String)))
-        #expect(S3RequestBuilder.sha256Hex(Array(installed)) == file.sha256)
+        #expect(SHA256Hex.of(Array(installed)) == file.sha256)
         let check = Spawn.run(client[0], Array(client.dropFirst()) + ["check"], timeout: 60)
         #expect(check.status == 0, "\(check.stderr)")
         #expect(try Self.object(check.stdout)["state"] as? String == "up_to_date")

@@ -1,3 +1,4 @@
+import ContentDigest
 import Testing
 @testable import ObjectStorage
 
@@ -46,11 +47,11 @@ struct RequestBuilderTests {
         #expect(request.url == "http://127.0.0.1:7480/models-bucket/k?uploadId=u%2B1")
         #expect(request.header("Content-Type") == "application/xml")
         #expect(request.header("If-None-Match") == "*")
-        #expect(request.header("x-amz-content-sha256") == S3RequestBuilder.sha256Hex(Array(xml.utf8)))
+        #expect(request.header("x-amz-content-sha256") == SHA256Hex.of(Array(xml.utf8)))
     }
 
     @Test func sha256Hex_knownValue() {
-        #expect(S3RequestBuilder.sha256Hex(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(S3RequestBuilder.sha256Hex([]) == S3RequestBuilder.emptySHA256)
+        #expect(SHA256Hex.of(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256Hex.of([]) == S3RequestBuilder.emptySHA256)
     }
 }

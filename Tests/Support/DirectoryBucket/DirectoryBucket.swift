@@ -1,3 +1,4 @@
+import ContentDigest
 import CurlTransport
 import Foundation
 import ObjectStorage
@@ -58,7 +59,7 @@ public final class DirectoryBucket: ObjectBucket, @unchecked Sendable {
     public func upload(_ key: String, file path: String, size: Int64, sha256: String, attributes: ObjectAttributes,
                        createOnly: Bool, plan: PartPlan?, progress: (any CurlProgressObserver)?) throws(S3Error) -> PutOutcome {
         let bytes = try Self.read(path, offset: 0, length: size)
-        guard S3RequestBuilder.sha256Hex(bytes) == sha256 else { throw Self.serviceError(400, "XAmzContentSHA256Mismatch", key) }
+        guard SHA256Hex.of(bytes) == sha256 else { throw Self.serviceError(400, "XAmzContentSHA256Mismatch", key) }
         return try store(key, bytes, attributes, createOnly: createOnly, write: "put \(key)")
     }
 
@@ -95,7 +96,7 @@ public final class DirectoryBucket: ObjectBucket, @unchecked Sendable {
                     if remaining == 0 { partsBeforeFailure = nil; throw S3Error.transport("UploadPart \(key) #\(number): connection reset (injected)") }
                 }
                 guard uploads[uploadID]?.key == key else { throw Self.serviceError(404, "NoSuchUpload", key) }
-                let part = PartListPage.Part(partNumber: number, etag: S3RequestBuilder.sha256Hex(bytes), size: range.length)
+                let part = PartListPage.Part(partNumber: number, etag: SHA256Hex.of(bytes), size: range.length)
                 guard FileManager.default.createFile(atPath: "\(root)/parts/\(uploadID)-\(number)", contents: Data(bytes)) else {
                     throw S3Error.local("cannot write part \(number) of \(key)")
                 }
@@ -146,7 +147,7 @@ public final class DirectoryBucket: ObjectBucket, @unchecked Sendable {
     }
 
     /// Keys hold `/` and any other character: bodies are named by the key's SHA-256.
-    private func objectPath(_ key: String) -> String { root + "/objects/" + S3RequestBuilder.sha256Hex(Array(key.utf8)) }
+    private func objectPath(_ key: String) -> String { root + "/objects/" + SHA256Hex.of(Array(key.utf8)) }
 
     private func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         lock.lock()

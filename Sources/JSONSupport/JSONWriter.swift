@@ -1,5 +1,3 @@
-import JSONSupport
-
 /// A tiny JSON writer into a byte buffer: key order is the order of calls, strings are escaped
 /// per RFC 8259 (quote, backslash, control characters; `/` and non-ASCII pass through as UTF-8).
 /// Used for the pre-serialised `/latest` bodies and the catalog file, where JSONEncoder's key

@@ -1,5 +1,5 @@
 import Testing
-@testable import HTTPWire
+import CivilTime
 
 @Suite struct HTTPDateTests {
     @Test func formatsIMFFixdate() {

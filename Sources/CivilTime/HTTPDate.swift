@@ -1,7 +1,6 @@
-import CivilTime
-
 // IMF-fixdate (RFC 9110 §5.6.7): formatting for Date/Last-Modified, parsing of the three
-// accepted forms for If-Modified-Since and friends. Pure arithmetic: no DateFormatter, no locale.
+// accepted forms for If-Modified-Since and friends, and for the client's Retry-After. Pure
+// arithmetic: no DateFormatter, no locale (the client links it on Apple platforms too).
 
 public enum HTTPDate {
     private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
