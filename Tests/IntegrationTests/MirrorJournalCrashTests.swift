@@ -1,4 +1,5 @@
 import BucketMirror
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -40,19 +41,16 @@ import Testing
         var kills = 0
         let deadline = Date().addingTimeInterval(30)
         while kills < 40 && Date() < deadline {
-            let writer = Process()
-            writer.executableURL = TestBinaries.mirrorJournalLoop
-            writer.arguments = [models]
-            try writer.run()
+            let writer = try ChildProcess.start(TestBinaries.mirrorJournalLoop, [models])
             // Killed only once it has written past the last version seen: every round crashes a
             // process that is rewriting a journal that exists.
             let advanced = ModeldServer.eventually(within: 10) { (versions(journal)?.entry ?? -1) > last.entry }
             // A random point in the next write cycles (the kill point, not a synchronisation).
             usleep(UInt32.random(in: 0..<20_000))
-            kill(writer.processIdentifier, SIGKILL)
-            writer.waitUntilExit()
+            writer.signal(SIGKILL)
+            let status = try writer.wait(timeout: .seconds(10)).status
             #expect(advanced, "the writer made no progress")
-            #expect(writer.terminationReason == .uncaughtSignal, "the writer exited by itself: \(writer.terminationStatus)")
+            #expect(status == -SIGKILL, "the writer exited by itself: \(status)")
             guard let now = versions(journal) else { break }
             // Each file is the old version or a newer one; the schedule is written after the entry.
             #expect(now.entry >= last.entry && now.schedule >= last.schedule)
