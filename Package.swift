@@ -151,6 +151,8 @@ let package = Package(
         // The shared selection vectors (Tests/Fixtures/selection-cases.json), decoded for the
         // server's and the client's tests alike.
         .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
+        // The one way tests start child processes (bounded waits, one environment hygiene).
+        .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses"),
         // The seeded generator of reproducible tests and simulations.
         .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
         // Rewrites a mirror journal through MirrorJournal until SIGKILLed (MirrorJournalCrashTests).
@@ -175,17 +177,17 @@ let package = Package(
         .testTarget(name: "BucketMirrorTests", dependencies: ["BucketMirror", "DirectoryBucket", "ModelCatalog", "ModelMirror"]),
         .testTarget(name: "EventShippingTests", dependencies: ["ContentDigest", "EventShipping", "DirectoryBucket", "EventStore", "ObjectStorage"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
-        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ContentDigest", "ModeldClient", "BinaryText", "CivilTime", "ReleaseSelection", "SelectionVectors"]),
-        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive"]),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ChildProcesses", "ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "DurableFiles", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
+            "ChildProcesses", "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "DurableFiles", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
             // Router.table, which RouteTableConductTests walks against the real binary.
             "HTTPServer", "ModeldCore",
         ]),

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -38,16 +39,9 @@ import Glibc
         close(fd)
 
         // The independent digest runs on the other core while modelctl publishes.
-        let oracle = Process()
-        oracle.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        oracle.arguments = [source.path]
-        let oracleOut = Pipe()
-        oracle.standardOutput = oracleOut
-        try oracle.run()
+        let oracle = try ChildProcess.start("/usr/bin/sha256sum", [source.path])
         let release = try fx.publish(source, ["--label", "llm"], timeout: .seconds(240))
-        let digestText = String(decoding: oracleOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        oracle.waitUntilExit()
-        let expectedSHA = String(digestText.prefix(64))
+        let expectedSHA = String(try oracle.wait(timeout: .seconds(240)).stdout.prefix(64))
         #expect(release["size"] as? Int64 == Self.size || release["size"] as? Int == Int(Self.size))
         #expect(release["sha256"] as? String == expectedSHA)
         let file = try #require(release["file"] as? String)

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -103,14 +104,9 @@ import Glibc
         let big = fx.scratch.appendingPathComponent("big.bin")
         try #require(FileManager.default.createFile(atPath: big.path, contents: nil))
         try #require(truncate(big.path, 200_000_000) == 0)
-        let upload = Process()
-        upload.executableURL = Curl.executable
-        upload.arguments = ["-sS", "--noproxy", "*", "--limit-rate", "20M", "-o", "/dev/null", "-T", big.path, "-X", "POST",
-                            "-H", "Authorization: Bearer \(fx.server.token)", fx.base + "/admin/models?sdk_min=1.0&ext=bin"]
-        upload.standardOutput = FileHandle.nullDevice
-        upload.standardError = FileHandle.nullDevice
-        try upload.run()
-        defer { if upload.isRunning { upload.terminate() }; upload.waitUntilExit() }
+        let upload = try ChildProcess.start(Curl.executable, ["-sS", "--noproxy", "*", "--limit-rate", "20M", "-o", "/dev/null", "-T", big.path, "-X", "POST",
+                            "-H", "Authorization: Bearer \(fx.server.token)", fx.base + "/admin/models?sdk_min=1.0&ext=bin"])
+        defer { upload.signal(SIGKILL); _ = try? upload.wait(timeout: .seconds(10)) }  // SIGKILLed: it cannot outlive the wait
 
         let tmpDir = fx.server.modelsDir.appendingPathComponent(".tmp")
         func tmpBytes() -> Int {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -38,21 +39,14 @@ import Testing
         let big = root.appendingPathComponent("big.bin")
         let head = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "head -c 67108864 /dev/urandom > '\(big.path)'"])
         try #require(head.status == 0, "\(head.stderr)")
-        let process = Process()
-        process.executableURL = TestBinaries.modelctl
-        process.arguments = ["publish", big.path, "--sdk-min", "1", "--models-dir", models.path, "--instance", "gone"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        let process = try ChildProcess.start(TestBinaries.modelctl,
+                                             ["publish", big.path, "--sdk-min", "1", "--models-dir", models.path, "--instance", "gone"])
         let uploads = models.appendingPathComponent(".tmp")
         let names = { (dir: URL) in Set((try? fm.contentsOfDirectory(atPath: dir.path)) ?? []) }
         let size = { (url: URL) in (try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0 }
         #expect(ModeldServer.eventually(within: 30) { names(uploads).contains { $0.hasPrefix("gone-") && size(uploads.appendingPathComponent($0)) >= 4 << 20 } })
-        kill(process.processIdentifier, SIGKILL)
-        #expect(exited.wait(timeout: .now() + 10) == .success)
-        #expect(process.terminationReason == .uncaughtSignal, "killed before it finished")
+        process.signal(SIGKILL)
+        #expect(try process.wait(timeout: .seconds(10)).status == -SIGKILL, "killed before it finished")
         let killed = try #require(names(uploads).first { $0.hasPrefix("gone-") })
 
         let stale: [URL] = [

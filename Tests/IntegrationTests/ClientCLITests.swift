@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -55,11 +56,11 @@ import Testing
         let published = try fx.publish(size: size)
         fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 6 << 20), times: 1))
 
-        let (process, _) = try fx.startClient(["update"])
+        let process = try fx.startClient(["update"])
         let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(published.id).json")
         let sawCheckpoint = ModeldServer.eventually(within: 30) { FileManager.default.fileExists(atPath: checkpoint.path) }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        try process.wait(timeout: .seconds(10))
         try #require(sawCheckpoint, "no checkpoint within 30 s")
 
         let resumed = try fx.client(["--json", "update"])
@@ -91,7 +92,7 @@ import Testing
         for step in steps {
             let crashed = try ChildProcess.run(TestBinaries.modeldClient, fx.clientArguments(["update"], cache: cache(step)),
                                                environment: ["MODELD_CLIENT_CRASH_AT": step])
-            #expect(crashed.status == SIGKILL, "\(step): exit \(crashed.status) \(crashed.stderr)")
+            #expect(crashed.status == -SIGKILL, "\(step): exit \(crashed.status) \(crashed.stderr)")
 
             let expected = step == "activated" ? second : first
             let status = try fx.json(try fx.client(["--json", "status"], cache: cache(step)))

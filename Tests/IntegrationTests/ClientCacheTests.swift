@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ModeldClient
 import Testing
@@ -298,7 +299,7 @@ import Testing
         let zip = try makeZip(try (0..<4).map { ("part\($0).bin", try randomData(100_000)) })  // random: within the 20× limit
         let zipped = try fx.publish(file: zip)
         let crashed = try ChildProcess.run(TestBinaries.modeldClient, fx.clientArguments(["update"]), environment: ["MODELD_CLIENT_CRASH_AT": "unpacking"])
-        try #require(crashed.status == SIGKILL, "\(crashed.status) \(crashed.stderr)")
+        try #require(crashed.status == -SIGKILL, "\(crashed.status) \(crashed.stderr)")
         let models = channelDirectory().appendingPathComponent("models")
         // The kill came mid-unpack: a staging directory holds some of the files, not all.
         let staging = try FileManager.default.contentsOfDirectory(atPath: models.path).filter { $0.hasPrefix(".\(zipped.id)") }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -46,18 +47,10 @@ final class ClientFixture {
         try ChildProcess.run(TestBinaries.modeldClient, clientArguments(arguments, cache: cache), timeout: timeout)
     }
 
-    /// Starts `modeld-client` with `arguments` in the background (output discarded), for a test
-    /// that kills or signals it mid-run; `exited` is signalled when it ends.
-    func startClient(_ arguments: [String]) throws -> (process: Process, exited: DispatchSemaphore) {
-        let process = Process()
-        process.executableURL = TestBinaries.modeldClient
-        process.arguments = clientArguments(arguments)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        return (process, exited)
+    /// Starts `modeld-client` with `arguments` in the background, for a test that kills or
+    /// signals it mid-run.
+    func startClient(_ arguments: [String]) throws -> ChildProcess.Running {
+        try ChildProcess.start(TestBinaries.modeldClient, clientArguments(arguments))
     }
 
     func clientArguments(_ arguments: [String], cache: URL? = nil) -> [String] {

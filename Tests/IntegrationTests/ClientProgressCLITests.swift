@@ -50,16 +50,15 @@ import Testing
         let size = 16 << 20
         let published = try fx.publish(size: size)
         fx.proxy.add(.init(pathContains: "/models/", fault: .throttle(bytesPerSecond: 2 << 20), times: 1))
-        let (process, exited) = try fx.startClient(["update"])
+        let process = try fx.startClient(["update"])
         let part = fx.cache.appendingPathComponent("channels/stable/partial/\(published.id).part").path
         func partSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: part))?[.size] as? Int) ?? 0 }
         let started = ModeldServer.eventually(within: 30) { partSize() >= 5 << 20 }
-        kill(process.processIdentifier, signal)
-        let stopped = exited.wait(timeout: .now() + 5) == .success
-        if !stopped { kill(process.processIdentifier, SIGKILL); exited.wait() }
+        process.signal(signal)
+        let stopped = try? process.wait(timeout: .seconds(5))
         try #require(started, "no 5 MiB within 30 s")
-        #expect(stopped, "still running 5 s after the signal")
-        #expect(process.terminationReason == .exit && process.terminationStatus == exitCode)
+        #expect(stopped != nil, "still running 5 s after the signal")
+        #expect(stopped?.status == exitCode)
         let kept = partSize()
         #expect(kept >= 5 << 20 && kept < size)
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 import TestRandomness
@@ -185,12 +186,7 @@ import Glibc
         let missing = try #require((try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])?["bytes_to_fetch"] as? Int)
 
         fx.proxy.add(.init(pathContains: "/models/\(second.id).bin", fault: .throttle(bytesPerSecond: 1 << 20), times: 4))
-        let process = Process()
-        process.executableURL = TestBinaries.modeldClient
-        process.arguments = fx.clientArguments(["update"])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try fx.startClient(["update"])
         let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(second.id).delta.json")
         // The first checkpoint after the copies, then one past 2 MiB fetched.
         var seen = 0
@@ -200,8 +196,8 @@ import Glibc
             seen = fetched
             return fetched >= 2 << 20
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        try process.wait(timeout: .seconds(10))
         try #require(sawProgress, "no checkpoint past 2 MiB within 30 s (last \(seen))")
         fx.proxy.clearRules()
 

@@ -84,13 +84,14 @@ private struct SegmentScan {
         return EventsFixture.batch(id, events: [String](repeating: event, count: shape.events))
     }
 
-    /// Polls the newest segment's size (`stat` in a tight loop, re-listing every 50 ms) until a
+    /// Polls the newest segment's size (`stat` every millisecond, re-listing every 50 ms) until a
     /// write of more than 512 KiB is seen copying: the size grew that much in consecutive polls.
     /// Bounded by `seconds`; false if that was not seen.
     static func waitForLargeWrite(_ dataDir: URL, within seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         var path: String?, size = -1, growing = 0, listed = Date.distantPast
         while Date() < deadline {
+            usleep(1_000)  // a poll, not a spin: the writer needs the core more than we do
             if Date().timeIntervalSince(listed) > 0.05 {
                 listed = Date()
                 let newest = EventsFixture.segmentFiles(dataDir).last?.path

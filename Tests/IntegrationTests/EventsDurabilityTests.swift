@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import HTTPWire
 import Synchronization
@@ -100,30 +101,22 @@ import Testing
         try FileManager.default.copyItem(at: ModeldServer.repositoryRoot.appendingPathComponent("models"), to: root.appendingPathComponent("models"))
         let trace = root.appendingPathComponent("trace.txt"), log = root.appendingPathComponent("log.txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        p.arguments = ["-f", "-qq", "-s", "8192", "-o", trace.path,
+        let p = try ChildProcess.start("/usr/bin/strace", ["-f", "-qq", "-s", "8192", "-o", trace.path,
                        "-e", "trace=fdatasync,write,writev,sendmsg,sendto,read,recvfrom,recvmsg,readv",
                        TestBinaries.modeld.path,
                        "--config", ModeldServer.repositoryRoot.appendingPathComponent("config/modeld.json").path,
                        "--listen", "127.0.0.1:0", "--models-dir", root.appendingPathComponent("models").path,
-                       "--data-dir", root.appendingPathComponent("data").path, "--public-base-url", "http://x.test"]
-        p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MODELD_") }
-            .merging(["MODELD_INSTANCE_ID": "strace", "MODELD_ACCESS_LOG": "off"]) { _, n in n }
-        p.currentDirectoryURL = root
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: log)
-        p.standardError = try FileHandle(forWritingTo: log)
-        try p.run()
+                       "--data-dir", root.appendingPathComponent("data").path, "--public-base-url", "http://x.test"],
+                                       environment: ["MODELD_INSTANCE_ID": "strace", "MODELD_ACCESS_LOG": "off"], directory: root.path, log: log.path)
         // strace's child is modeld: a signal to strace only detaches it, so signal modeld itself.
         func tracee() -> Int32? {
-            let text = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
+            let text = (try? String(contentsOfFile: "/proc/\(p.pid)/task/\(p.pid)/children", encoding: .utf8)) ?? ""
             return text.split(separator: " ").first.flatMap { Int32($0) }
         }
         defer {
             if let child = tracee() { kill(child, SIGKILL) }
-            kill(p.processIdentifier, SIGKILL)
-            _ = ModeldServer.eventually(within: 10) { !p.isRunning }
+            p.signal(SIGKILL)
+            _ = try? p.wait(timeout: .seconds(10))  // SIGKILLed: it cannot outlive the wait
         }
         var port = 0
         #expect(ModeldServer.eventually(within: 30) {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// One finished exchange as real `curl` saw it: the final response's status and headers (an

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -7,15 +8,12 @@ import Testing
 /// when it made no progress or exited by itself.
 enum KilledWriter {
     static func run(_ executable: URL, _ arguments: [String], killedOnce progressed: () -> Bool) throws {
-        let writer = Process()
-        writer.executableURL = executable
-        writer.arguments = arguments
-        try writer.run()
+        let writer = try ChildProcess.start(executable, arguments)
         let advanced = ModeldServer.eventually(within: 10, progressed)
         usleep(UInt32.random(in: 0..<20_000))
-        kill(writer.processIdentifier, SIGKILL)
-        writer.waitUntilExit()
+        writer.signal(SIGKILL)
+        let status = try writer.wait(timeout: .seconds(10)).status
         #expect(advanced, "the writer made no progress")
-        #expect(writer.terminationReason == .uncaughtSignal, "the writer exited by itself: \(writer.terminationStatus)")
+        #expect(status == -SIGKILL, "the writer exited by itself: \(status)")
     }
 }

@@ -1,4 +1,5 @@
 import BucketMirror
+import ChildProcesses
 import Foundation
 import Testing
 

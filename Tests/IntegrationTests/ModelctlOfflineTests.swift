@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Synchronization
 import Testing
@@ -192,14 +193,8 @@ import Testing
         #expect(writer.status == 0, "\(writer.stderr)")
 
         let id = "5d1c0c4e-8a53-4b0e-9f3e-2b6c7d8e9f01"
-        let process = Process()
-        process.executableURL = TestBinaries.modelctl
-        process.arguments = ["publish", big.path, "--sdk-min", "1", "--models-dir", models.path, "--id", id, "--instance", "killtest"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
+        let process = try ChildProcess.start(TestBinaries.modelctl,
+                                             ["publish", big.path, "--sdk-min", "1", "--models-dir", models.path, "--id", id, "--instance", "killtest"])
 
         // Poll (bounded) until the temp in .tmp/ holds some of the file, then kill.
         let tmp = models.appendingPathComponent(".tmp")
@@ -212,10 +207,10 @@ import Testing
             }
             if !grown { usleep(2_000) }
         }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        #expect(exited.wait(timeout: .now() + 10) == .success)
-        try #require(grown, "the upload temp never grew (exit status \(process.terminationStatus))")
-        #expect(process.terminationReason == .uncaughtSignal, "killed before it finished")
+        process.signal(SIGKILL)
+        let status = try process.wait(timeout: .seconds(10)).status
+        try #require(grown, "the upload temp never grew (exit status \(status))")
+        #expect(status == -SIGKILL, "killed before it finished")
 
         let keptID = try #require(kept["id"] as? String)
         #expect(try releases().compactMap { $0["id"] as? String } == [keptID], "valid catalog, without the killed release")

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Synchronization
 
@@ -11,11 +12,12 @@ final class ModeldServer {
     let logFile: URL
     let token = "test-token-0123456789abcdef"
     private(set) var port = 0
-    private(set) var process: Process
+    private(set) var process: ChildProcess.Running
     let arguments: [String]
+    private var environment: [String: String]
 
     var url: String { "http://127.0.0.1:\(port)" }
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// - Parameters:
     ///   - extraArguments: appended flags (e.g. `--instance-id b`).
@@ -39,55 +41,36 @@ final class ModeldServer {
         arguments = ["--config", Self.repositoryRoot.appendingPathComponent("config/modeld.json").path,
                      "--listen", "127.0.0.1:0", "--models-dir", modelsDir.path, "--data-dir", dataDir.path,
                      "--public-base-url", "http://models.example.test"] + extraArguments
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MODELD_") }
-        env["MODELD_ADMIN_TOKEN"] = token
-        env["MODELD_INSTANCE_ID"] = env["MODELD_INSTANCE_ID"] ?? "it-\(UUID().uuidString.prefix(8))"
-        env.merge(environment) { _, new in new }
-        process = Process()
-        try launch(env)
-    }
-
-    private func launch(_ env: [String: String]) throws {
+        self.environment = ["MODELD_ADMIN_TOKEN": token, "MODELD_INSTANCE_ID": "it-\(UUID().uuidString.prefix(8))"]
+            .merging(environment) { _, new in new }
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let p = Process()
-        p.executableURL = TestBinaries.modeld
-        p.arguments = arguments
-        p.environment = env
-        p.currentDirectoryURL = root
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: logFile)
-        p.standardError = try FileHandle(forWritingTo: logFile)
-        try p.run()
-        process = p
+        process = try ChildProcess.start(TestBinaries.modeld, arguments, environment: self.environment, directory: self.root, log: logFile)
         port = try waitForPort(within: 20)
     }
 
     /// Starts the same server again (same directories and flags), e.g. after a SIGKILL.
     func restart(environment: [String: String] = [:]) throws {
-        var env = process.environment ?? [:]
-        env.merge(environment) { _, new in new }
-        try launch(env)
+        self.environment.merge(environment) { _, new in new }
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        process = try ChildProcess.start(TestBinaries.modeld, arguments, environment: self.environment, directory: root, log: logFile)
+        port = try waitForPort(within: 20)
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.signal(SIGKILL)
+        _ = try? process.wait(timeout: .seconds(10))  // SIGKILLed: it cannot outlive the wait
         try? FileManager.default.removeItem(at: root)
     }
 
     /// The log so far (start-up line, warnings, errors).
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+    func signal(_ sig: Int32) { process.signal(sig) }
 
     /// Waits for the process to exit (bounded) and returns its status, or nil on time-out.
     @discardableResult
     func waitForExit(within seconds: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        return process.isRunning ? nil : process.terminationStatus
+        try? process.wait(timeout: .seconds(seconds)).status
     }
 
     /// Polls `condition` every 20 ms until it holds or `seconds` pass.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// The shipped nginx front (`scripts/nginx-cache-proxy.sh` rendering `deploy/nginx/modeld-cache.conf`)
@@ -7,10 +8,9 @@ import Foundation
 final class NginxProxy {
     let prefix: URL
     private(set) var port = 0
-    private(set) var process: Process
+    private(set) var process: ChildProcess.Running?
 
     var url: String { "http://127.0.0.1:\(port)" }
-    var pid: Int32 { process.processIdentifier }
     /// nginx's access log: `cache=… upstream=… upstream_status=…` per request.
     var accessLog: String { (try? String(contentsOf: prefix.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? "" }
     var errorLog: String { (try? String(contentsOf: prefix.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? "" }
@@ -19,7 +19,6 @@ final class NginxProxy {
     init(upstreams: [String]) throws {
         prefix = FileManager.default.temporaryDirectory.appendingPathComponent("modeld-nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
-        process = Process()
         let candidates = [ProcessInfo.processInfo.environment["NGINX"], "/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
         guard candidates.contains(where: { $0.map(FileManager.default.isExecutableFile(atPath:)) ?? false }) else {
             throw ChildProcessError.timedOut("nginx is not installed (Debian package `nginx`; `make test` installs it)")
@@ -42,14 +41,9 @@ final class NginxProxy {
 
     /// SIGTERM to the master (a fast shutdown; the workers go with it), bounded; SIGKILL after.
     func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        guard let process, process.isRunning else { return }
+        process.signal(SIGTERM)
+        _ = try? process.wait(timeout: .seconds(10))  // past it the master is SIGKILLed
     }
 
     /// Starts the script; true once the port accepts connections, false if nginx exited first.
@@ -57,14 +51,8 @@ final class NginxProxy {
         let script = ModeldServer.repositoryRoot.appendingPathComponent("scripts/nginx-cache-proxy.sh")
         let output = prefix.appendingPathComponent("script-\(port).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = [script.path, "--listen", "127.0.0.1:\(port)", "--prefix", prefix.path]
-            + upstreams.flatMap { ["--upstream", $0] }
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: output)
-        p.standardError = try FileHandle(forWritingTo: output)
-        try p.run()
+        let p = try ChildProcess.start("/bin/bash", [script.path, "--listen", "127.0.0.1:\(port)", "--prefix", prefix.path]
+            + upstreams.flatMap { ["--upstream", $0] }, log: output.path)
         process = p
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// nginx serving a directory as a plain static host (a bucket stand-in for SPEC §13's static
@@ -7,7 +8,7 @@ final class NginxStatic {
     let root: URL
     let port: Int
     private let prefix: URL
-    private var process: Process?
+    private var process: ChildProcess.Running?
 
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -32,13 +33,7 @@ final class NginxStatic {
           server { listen 127.0.0.1:\(port); root \(root.path); }
         }
         """.write(to: conf, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        p.arguments = ["-p", prefix.path, "-c", conf.path]
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let p = try ChildProcess.start("/usr/sbin/nginx", ["-p", prefix.path, "-c", conf.path])
         process = p
         guard ModeldServer.eventually(within: 15, { !p.isRunning || NginxProxy.accepts(port: port) }), p.isRunning else {
             let log = (try? String(contentsOf: prefix.appendingPathComponent("logs/error.log"), encoding: .utf8)) ?? ""
@@ -47,10 +42,9 @@ final class NginxStatic {
     }
 
     deinit {
-        if let p = process, p.isRunning {
-            kill(p.processIdentifier, SIGTERM)
-            if !ModeldServer.eventually(within: 10, { !p.isRunning }) { kill(p.processIdentifier, SIGKILL) }
-            p.waitUntilExit()
+        if let p = process {
+            p.signal(SIGTERM)
+            _ = try? p.wait(timeout: .seconds(10))  // past it the master is SIGKILLed
         }
         try? FileManager.default.removeItem(at: prefix)
     }

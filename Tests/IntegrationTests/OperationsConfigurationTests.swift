@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Glibc
 import Testing
@@ -132,25 +133,17 @@ import Testing
 
     // MARK: - A modeld whose arguments and environment are entirely the test's
 
-    static func launch(_ arguments: [String], environment: [String: String] = [:], log: URL, directory: URL) throws -> Process {
+    static func launch(_ arguments: [String], environment: [String: String] = [:], log: URL, directory: URL) throws -> ChildProcess.Running {
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = TestBinaries.modeld
-        p.arguments = arguments
-        p.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("MODELD_") }.merging(environment) { _, new in new }
-        p.currentDirectoryURL = directory
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try FileHandle(forWritingTo: log)
-        p.standardError = try FileHandle(forWritingTo: log)
-        try p.run()
-        return p
+        return try ChildProcess.start(TestBinaries.modeld, arguments, environment: environment, directory: directory, log: log)
     }
 
-    static func stop(_ p: Process) {
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+    static func stop(_ p: ChildProcess.Running) {
+        p.signal(SIGKILL)
+        _ = try? p.wait(timeout: .seconds(10))  // SIGKILLed: it cannot outlive the wait
     }
 
-    static func waitForStartupLine(_ log: URL, _ p: Process) throws -> String {
+    static func waitForStartupLine(_ log: URL, _ p: ChildProcess.Running) throws -> String {
         var line: Substring?
         _ = ModeldServer.eventually(within: 20) {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Glibc
 import HTTPTestSupport
@@ -9,15 +10,8 @@ import Testing
     static let drainSeconds = 2.0
 
     /// A curl that downloads `url` at 1 MB/s (so a 50 MB model takes far longer than the drain).
-    private func slowCurl(_ url: String, output: URL) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-s", "--limit-rate", "1M", "--max-time", "60", "-o", output.path, url]
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return p
+    private func slowCurl(_ url: String, output: URL) throws -> ChildProcess.Running {
+        try ChildProcess.start("/usr/bin/curl", ["-s", "--limit-rate", "1M", "--max-time", "60", "-o", output.path, url])
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
@@ -27,7 +21,7 @@ import Testing
         let file = try #require(release["file"] as? String)
         let partial = server.root.appendingPathComponent("partial.bin")
         let curl = try slowCurl("\(server.url)/models/\(file)", output: partial)
-        defer { if curl.isRunning { kill(curl.processIdentifier, SIGKILL); curl.waitUntilExit() } }
+        defer { curl.signal(SIGKILL); _ = try? curl.wait(timeout: .seconds(10)) }  // SIGKILLed: it cannot outlive the wait
         // The download is in flight once bytes arrived.
         #expect(ModeldServer.eventually(within: 10) {
             ((try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int) ?? 0) > 0

@@ -1,5 +1,6 @@
 // Shared helpers of the Operations*Tests suites (no tests here): one-shot raw-socket requests,
 // a strict Prometheus text-format parser, /proc probes.
+import ChildProcesses
 import Foundation
 import Glibc
 import HTTPTestSupport

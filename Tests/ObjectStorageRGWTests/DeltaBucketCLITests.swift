@@ -1,3 +1,4 @@
+import ChildProcesses
 import ContentDigest
 import Foundation
 import ObjectStorage
@@ -29,8 +30,8 @@ struct DeltaBucketCLITests {
         defer { unlink(newPath) }
 
         func publishAndMirror(_ path: String) throws -> String {
-            let published = Spawn.run(Self.modelctl, ["publish", path, "--sdk-min", "1.0", "--models-dir", "models", "--json"],
-                                      directory: scratch, timeout: 60)
+            let published = try ChildProcess.run(Self.modelctl, ["publish", path, "--sdk-min", "1.0", "--models-dir", "models", "--json"],
+                                      directory: scratch, timeout: .seconds(60))
             try #require(published.status == 0, "\(published.stderr)")
             try MirrorCLITests.mirrorToPublicBucket(cluster, prefix: prefix, scratch: scratch)
             return try #require(try StaticBucketCLITests.object(published.stdout)["id"] as? String)
@@ -47,16 +48,16 @@ struct DeltaBucketCLITests {
              "--trust-key", scratch + "/config/keys/k.pub", "--json", "update"]
         }
         for client in clients {
-            let installed = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
+            let installed = try ChildProcess.run(client[0], Array(client.dropFirst()), timeout: .seconds(120))
             try #require(installed.status == 0, "\(client[1]): \(installed.stderr)")
         }
 
         let second = try publishAndMirror(newPath)
-        let plan = Spawn.run(Self.modelctl, ["delta", first, second, "--json", "--models-dir", "models"], directory: scratch, timeout: 60)
+        let plan = try ChildProcess.run(Self.modelctl, ["delta", first, second, "--json", "--models-dir", "models"], directory: scratch, timeout: .seconds(60))
         let toFetch = try #require(try StaticBucketCLITests.object(plan.stdout)["bytes_to_fetch"] as? Int)
         #expect(toFetch >= 150_000 && toFetch < 600_000)
         for client in clients {
-            let updated = Spawn.run(client[0], Array(client.dropFirst()), timeout: 120)
+            let updated = try ChildProcess.run(client[0], Array(client.dropFirst()), timeout: .seconds(120))
             #expect(updated.status == 0, "\(client[1]): \(updated.stderr)")
             let state = try StaticBucketCLITests.object(updated.stdout)
             let active = try #require(state["active"] as? [String: Any])

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -9,19 +10,19 @@ struct EventsShipCLITests {
 
     /// modeld on an ephemeral port (read from its start-up line) rotating segments every second.
     struct Server {
-        let running: Spawn.Running
+        let running: ChildProcess.Running
         let port: Int
 
         init(root: String, instance: String) throws {
             let arguments = ["--config", root + "/modeld.json", "--listen", "127.0.0.1:0", "--models-dir", root + "/models",
                              "--data-dir", root + "/data", "--public-base-url", "http://cdn.example"]
-            let started = try #require(Spawn.start(EventsShipCLITests.modeld, arguments,
-                                                   environment: ["MODELD_INSTANCE_ID": instance, "MODELD_EVENTS_SEGMENT_MAX_SECONDS": "1"]))
+            let log = root + "/modeld-\(instance).log"
+            let started = try ChildProcess.start(EventsShipCLITests.modeld, arguments,
+                                                 environment: ["MODELD_INSTANCE_ID": instance, "MODELD_EVENTS_SEGMENT_MAX_SECONDS": "1"], log: log)
             running = started
             var found = 0
             _ = try MirrorCLITests.poll(seconds: 20) {
-                let log = ((try? String(contentsOfFile: started.errPath, encoding: .utf8)) ?? "")
-                    + ((try? String(contentsOfFile: started.outPath, encoding: .utf8)) ?? "")
+                let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""  // not written yet
                 guard let r = log.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) else { return false }
                 found = Int(log[r].split(separator: ":").last!) ?? 0
                 return true
@@ -30,15 +31,15 @@ struct EventsShipCLITests {
             try #require(port > 0, "modeld did not start")
         }
 
-        func post(_ batchID: String) -> String {
+        func post(_ batchID: String) throws -> String {
             let body = #"{"batch_id":"\#(batchID)","client_id":"c1","events":[{"name":"n","ts":"2026-11-21T10:00:00Z","model_id":"m","outcome":"ok"},{"name":"n","ts":"2026-11-21T10:00:01Z","model_id":"m","outcome":"no"}]}"#
-            return Spawn.run("/usr/bin/curl", ["-sS", "-XPOST", "-H", "Content-Type: application/json", "--data-binary", body,
-                                               "http://127.0.0.1:\(port)/events?sdk=2.3"], timeout: 30).stdout
+            return try ChildProcess.run("/usr/bin/curl", ["-sS", "-XPOST", "-H", "Content-Type: application/json", "--data-binary", body,
+                                               "http://127.0.0.1:\(port)/events?sdk=2.3"], timeout: .seconds(30)).stdout
         }
 
-        func stop() -> Int32 {
+        func stop() throws -> Int32 {
             kill(running.pid, SIGTERM)
-            return running.wait(timeout: 30).status
+            return try running.wait(timeout: .seconds(30)).status
         }
     }
 
@@ -59,10 +60,10 @@ struct EventsShipCLITests {
         }
     }
 
-    static func modelctl(_ cluster: RGWCluster, _ arguments: [String]) -> Spawn.Result {
-        Spawn.run(MirrorCLITests.modelctl, arguments + ["--endpoint", cluster.endpoint],
+    static func modelctl(_ cluster: RGWCluster, _ arguments: [String]) throws -> ProcessResult {
+        try ChildProcess.run(MirrorCLITests.modelctl, arguments + ["--endpoint", cluster.endpoint],
                   environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
-                                "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey], timeout: 60)
+                                "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey], timeout: .seconds(60))
     }
 
     @Test func ship_exactlyOnceAcrossRunsAndRestart_exportFromBucketEqualsLocal_SPEC9_1() throws {
@@ -75,27 +76,27 @@ struct EventsShipCLITests {
         let ship = ["events", "ship", "--data-dir", root + "/data", "--to", to, "--json"]
 
         var server = try Server(root: root, instance: "ship-a")
-        #expect(server.post("b1").contains(#""accepted":2"#))
+        #expect(try server.post("b1").contains(#""accepted":2"#))
         // Rotation by age seals the first segment (a successor is opened) without more traffic.
         #expect(try MirrorCLITests.poll(seconds: 10) { Self.segments(root).count == 2 })
-        var run = Self.modelctl(cluster, ship)
+        var run = try Self.modelctl(cluster, ship)
         #expect(run.status == 0 && run.stdout == #"{"shipped":1,"skipped":0,"bytes":\#(MirrorCLITests.size(root + "/data/events/" + Self.segments(root)[0]))}"# + "\n",
                 "\(run.stdout)\(run.stderr)")
 
-        #expect(server.post("b2").contains(#""accepted":2"#))
-        #expect(server.post("b1").contains(#""duplicate":true"#))
+        #expect(try server.post("b2").contains(#""accepted":2"#))
+        #expect(try server.post("b1").contains(#""duplicate":true"#))
         #expect(try MirrorCLITests.poll(seconds: 10) { Self.segments(root).count == 3 })
-        run = Self.modelctl(cluster, ship)
+        run = try Self.modelctl(cluster, ship)
         #expect(run.status == 0 && run.stdout.hasPrefix(#"{"shipped":1,"skipped":1,"#), "\(run.stdout)\(run.stderr)")
 
         // Restart: the stopped instance's last segment is sealed once no one holds its lock.
-        #expect(server.stop() == 0)
+        #expect(try server.stop() == 0)
         server = try Server(root: root, instance: "ship-a")
-        #expect(server.post("b3").contains(#""accepted":2"#))
-        #expect(server.stop() == 0)
-        run = Self.modelctl(cluster, ship)
+        #expect(try server.post("b3").contains(#""accepted":2"#))
+        #expect(try server.stop() == 0)
+        run = try Self.modelctl(cluster, ship)
         #expect(run.status == 0 && run.stdout.hasPrefix(#"{"shipped":1,"skipped":2,"#), "\(run.stdout)\(run.stderr)")
-        run = Self.modelctl(cluster, ship)
+        run = try Self.modelctl(cluster, ship)
         #expect(run.status == 0 && run.stdout.hasPrefix(#"{"shipped":0,"skipped":3,"#), "\(run.stdout)\(run.stderr)")
 
         // Each local segment is in the bucket exactly once and in the ledger exactly once.
@@ -107,17 +108,17 @@ struct EventsShipCLITests {
 
         // A lost ledger re-ships nothing new: every PUT is answered 412 and confirmed by HEAD.
         try FileManager.default.removeItem(atPath: root + "/data/shipped.jsonl")
-        run = Self.modelctl(cluster, ship)
+        run = try Self.modelctl(cluster, ship)
         #expect(run.status == 0 && run.stdout.hasPrefix(#"{"shipped":3,"skipped":0,"#), "\(run.stdout)\(run.stderr)")
         #expect(try client.list(prefix: prefix + "/").map(\.key) == keys)
 
-        let localExport = Spawn.run(MirrorCLITests.modelctl, ["events", "export", "--data-dir", root + "/data"], timeout: 60)
-        let remoteExport = Self.modelctl(cluster, ["events", "export", "--from", to])
+        let localExport = try ChildProcess.run(MirrorCLITests.modelctl, ["events", "export", "--data-dir", root + "/data"], timeout: .seconds(60))
+        let remoteExport = try Self.modelctl(cluster, ["events", "export", "--from", to])
         #expect(localExport.status == 0 && remoteExport.status == 0, "\(remoteExport.stderr)")
         #expect(localExport.stdout.split(separator: "\n").count == 6)
         #expect(remoteExport.stdout == localExport.stdout)
-        let localCSV = Spawn.run(MirrorCLITests.modelctl, ["events", "export", "--data-dir", root + "/data", "--format", "csv"], timeout: 60)
-        #expect(Self.modelctl(cluster, ["events", "export", "--from", to, "--format", "csv"]).stdout == localCSV.stdout)
+        let localCSV = try ChildProcess.run(MirrorCLITests.modelctl, ["events", "export", "--data-dir", root + "/data", "--format", "csv"], timeout: .seconds(60))
+        #expect(try Self.modelctl(cluster, ["events", "export", "--from", to, "--format", "csv"]).stdout == localCSV.stdout)
     }
 
     @Test func watch_shipsEachSegmentSoonAfterItIsSealed_SPEC9_1() throws {
@@ -127,18 +128,18 @@ struct EventsShipCLITests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let prefix = "watch-\(UUID().uuidString.prefix(8))"
         let server = try Server(root: root, instance: "ship-w")
-        defer { _ = server.stop() }
-        let watcher = try #require(Spawn.start(MirrorCLITests.modelctl,
+        defer { _ = try? server.stop() }  // past its timeout the server is SIGKILLed: nothing is left running
+        let watcher = try ChildProcess.start(MirrorCLITests.modelctl,
             ["events", "ship", "--data-dir", root + "/data", "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
              "--watch", "--interval", "1"],
-            environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+            environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey])
         for (n, batch) in ["w1", "w2"].enumerated() {
-            #expect(server.post(batch).contains(#""accepted":2"#))
+            #expect(try server.post(batch).contains(#""accepted":2"#))
             // Sealed by age after 1 s, shipped by the next pass: well within 15 s.
             #expect(try MirrorCLITests.poll(seconds: 15) { try client.list(prefix: prefix + "/").count == n + 1 }, "segment \(n + 1) not shipped")
         }
         kill(watcher.pid, SIGTERM)
-        let result = watcher.wait(timeout: 10)
+        let result = try watcher.wait(timeout: .seconds(10))
         #expect(result.status == -SIGTERM, "\(result.stderr)")
         #expect(result.stdout.contains("shipped 1 segments"), "\(result.stdout)")
     }
@@ -160,12 +161,12 @@ struct EventsShipCLITests {
         try Data((committed + tail).utf8).write(to: URL(fileURLWithPath: day + "/k-000001.jsonl"))
         let prefix = "killed-\(UUID().uuidString.prefix(8))"
         let to = "s3://\(RGWCluster.bucket)/\(prefix)"
-        let run = Self.modelctl(cluster, ["events", "ship", "--data-dir", root + "/data", "--to", to, "--json"])
+        let run = try Self.modelctl(cluster, ["events", "ship", "--data-dir", root + "/data", "--to", to, "--json"])
         #expect(run.stdout == #"{"shipped":1,"skipped":0,"bytes":\#(committed.utf8.count)}"# + "\n", "\(run.stdout)\(run.stderr)")
         let object = try client.get("\(prefix)/events/dt=2026-11-21/k-000001.jsonl.gz")
         try Data(object).write(to: URL(fileURLWithPath: root + "/object.gz"))
-        #expect(Spawn.run("/bin/sh", ["-c", "gzip -dc \(root)/object.gz"], timeout: 10).stdout == committed)
-        let remote = Self.modelctl(cluster, ["events", "export", "--from", to])
+        #expect(try ChildProcess.run("/bin/sh", ["-c", "gzip -dc \(root)/object.gz"], timeout: .seconds(10)).stdout == committed)
+        let remote = try Self.modelctl(cluster, ["events", "export", "--from", to])
         #expect(remote.stdout == event + "\n", "\(remote.stdout)\(remote.stderr)")
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import ContentDigest
 import Foundation
 import ModelCatalog
@@ -23,7 +24,7 @@ struct MirrorCLITests {
     /// change writes the signed snapshot and pointer (SPEC §12).
     static func writeSigningConfig(in scratch: String, settings: String) throws {
         try FileManager.default.createDirectory(atPath: scratch + "/config", withIntermediateDirectories: true)
-        let keys = Spawn.run(modelctl, ["keys", "generate", "--name", "k", "--out", "config/keys"], directory: scratch, timeout: 30)
+        let keys = try ChildProcess.run(modelctl, ["keys", "generate", "--name", "k", "--out", "config/keys"], directory: scratch, timeout: .seconds(30))
         try #require(keys.status == 0, "\(keys.stderr)")
         try #"{"signing":{"keys":["config/keys/k.key"]},\#(settings)}"#
             .write(toFile: scratch + "/config/modeld.json", atomically: true, encoding: .utf8)
@@ -32,11 +33,11 @@ struct MirrorCLITests {
     /// `modelctl mirror` of `scratch`/models to the public bucket under `prefix`, with the
     /// cluster's credentials; fails the test when it does not exit 0.
     static func mirrorToPublicBucket(_ cluster: RGWCluster, prefix: String, scratch: String) throws {
-        let mirrored = Spawn.run(modelctl, ["mirror", "--models-dir", "models", "--to", "s3://\(RGWCluster.publicBucket)/\(prefix)",
+        let mirrored = try ChildProcess.run(modelctl, ["mirror", "--models-dir", "models", "--to", "s3://\(RGWCluster.publicBucket)/\(prefix)",
                                             "--endpoint", cluster.endpoint, "--json"],
                                  environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
                                                "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey],
-                                 directory: scratch, timeout: 120)
+                                 directory: scratch, timeout: .seconds(120))
         try #require(mirrored.status == 0, "\(mirrored.stderr)")
     }
 
@@ -46,8 +47,8 @@ struct MirrorCLITests {
         for (ext, size, seed) in [("onnx", (12 << 20) + 7, UInt8(3)), ("tflite", 4_321, UInt8(4))] {
             let file = try RGWClientTests.scratchFile(size: size, seed: seed, ext: ext)
             defer { unlink(file.path) }
-            let result = Spawn.run(modelctl, ["publish", file.path, "--sdk-min", "1.0", "--models-dir", models,
-                                              "--public-base-url", "http://cdn.example", "--content-type", "application/octet-stream"], timeout: 60)
+            let result = try ChildProcess.run(modelctl, ["publish", file.path, "--sdk-min", "1.0", "--models-dir", models,
+                                              "--public-base-url", "http://cdn.example", "--content-type", "application/octet-stream"], timeout: .seconds(60))
             #expect(result.status == 0, "publish .\(ext): \(result.stderr)")
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: models).filter { $0.hasSuffix(".onnx") || $0.hasSuffix(".tflite") }
@@ -59,11 +60,11 @@ struct MirrorCLITests {
         try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: models).deletingLastPathComponent().path)
     }
 
-    static func mirror(_ cluster: RGWCluster, models: String, prefix: String, _ extra: [String] = [], secret: String? = nil) -> Spawn.Result {
-        Spawn.run(modelctl, ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
+    static func mirror(_ cluster: RGWCluster, models: String, prefix: String, _ extra: [String] = [], secret: String? = nil) throws -> ProcessResult {
+        try ChildProcess.run(modelctl, ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
                              "--max-age", "30", "--multipart-threshold", "10MiB", "--part-size", "5MiB"] + extra,
                   environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID,
-                                "AWS_SECRET_ACCESS_KEY": secret ?? cluster.credentials.secretAccessKey], timeout: 120)
+                                "AWS_SECRET_ACCESS_KEY": secret ?? cluster.credentials.secretAccessKey], timeout: .seconds(120))
     }
 
     @Test func freshMirror_thenSecondRunUploadsNothing_SPEC9_1() throws {
@@ -74,13 +75,13 @@ struct MirrorCLITests {
         let prefix = "m-\(UUID().uuidString)"
         // Signed metadata (SPEC §12): details/<N>.json and latest_model_details.sig.json.
         let keys = URL(fileURLWithPath: models).deletingLastPathComponent().path
-        let generated = Spawn.run(Self.modelctl, ["keys", "generate", "--name", "k1", "--out", keys], timeout: 30)
+        let generated = try ChildProcess.run(Self.modelctl, ["keys", "generate", "--name", "k1", "--out", keys], timeout: .seconds(30))
         try #require(generated.status == 0, "\(generated.stderr)")
-        let signed = Spawn.run(Self.modelctl, ["sign", "refresh", "--models-dir", models, "--key", keys + "/k1.key"], timeout: 30)
+        let signed = try ChildProcess.run(Self.modelctl, ["sign", "refresh", "--models-dir", models, "--key", keys + "/k1.key"], timeout: .seconds(30))
         try #require(signed.status == 0, "\(signed.stderr)")
         let snapshot = try #require(try FileManager.default.contentsOfDirectory(atPath: models + "/details").first)
 
-        let plan = Self.mirror(cluster, models: models, prefix: prefix, ["--dry-run"])
+        let plan = try Self.mirror(cluster, models: models, prefix: prefix, ["--dry-run"])
         #expect(plan.status == 0, "\(plan.stderr)")
         let lines = plan.stdout.split(separator: "\n").map(String.init)
         // Files first, each followed by its chunk list (SPEC §14; a "model" object too), then the
@@ -96,7 +97,7 @@ struct MirrorCLITests {
         #expect(lines.contains { $0.hasPrefix("multipart\tmodel\t\((12 << 20) + 7)\t\(prefix)/models/") })
         #expect(try client.list(prefix: prefix).isEmpty, "--dry-run changed nothing")
 
-        let first = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
+        let first = try Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(first.status == 0, "\(first.stderr)")
         let jsonSize = ["latest_model_details.json", "latest_model_details.sig.json", "details/" + snapshot,
                         "rules/stable/1.json", "rules/stable/2.json", "rules/stable.sig.json"].map { Self.size(models + "/" + $0) }.reduce(0, +)
@@ -119,7 +120,7 @@ struct MirrorCLITests {
         #expect(pointer.cacheControl == "public, max-age=30" && pointer.contentType == "application/json")
         #expect(try client.get("\(prefix)/models/latest_model_details.json") == Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.json"))))
 
-        let second = Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
+        let second = try Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stdout == #"{"uploaded":0,"skipped":10,"deleted":0,"bytes":0}"# + "\n")
     }
@@ -129,7 +130,7 @@ struct MirrorCLITests {
         let (models, _) = try Self.modelsDirectory()
         defer { Self.remove(models) }
         let prefix = "w-\(UUID().uuidString)"
-        let result = Self.mirror(cluster, models: models, prefix: prefix, secret: "not-the-secret")
+        let result = try Self.mirror(cluster, models: models, prefix: prefix, secret: "not-the-secret")
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("modelctl: HeadObject HEAD "))
         #expect(result.stderr.contains("403"))
@@ -147,11 +148,11 @@ struct MirrorCLITests {
         let arguments = ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/c", "--endpoint", cluster.endpoint,
                          "--credentials-file", path, "--profile", "r", "--dry-run"]
         chmod(path, 0o640)
-        let open = Spawn.run(Self.modelctl, arguments, timeout: 60)
+        let open = try ChildProcess.run(Self.modelctl, arguments, timeout: .seconds(60))
         #expect(open.status == 2)
         #expect(open.stderr.contains("accessible by group or others") && open.stderr.contains("chmod 600"))
         chmod(path, 0o600)
-        let ok = Spawn.run(Self.modelctl, arguments, timeout: 60)
+        let ok = try ChildProcess.run(Self.modelctl, arguments, timeout: .seconds(60))
         #expect(ok.status == 0, "\(ok.stderr)")
         // Two files and their chunk lists, stable's two rules snapshots and its pointer, latest_model_details.json.
         #expect(ok.stdout.split(separator: "\n").count == 8)
@@ -170,13 +171,13 @@ struct MirrorCLITests {
         ftruncate(fd, 200 << 20)
         _ = pwrite(fd, "end", 3, (200 << 20) - 3)
         close(fd)
-        let published = Spawn.run(Self.modelctl, ["publish", source, "--sdk-min", "1.0", "--models-dir", models, "--public-base-url", "http://cdn.example"], timeout: 120)
+        let published = try ChildProcess.run(Self.modelctl, ["publish", source, "--sdk-min", "1.0", "--models-dir", models, "--public-base-url", "http://cdn.example"], timeout: .seconds(120))
         try #require(published.status == 0, "\(published.stderr)")
         let prefix = "k-\(UUID().uuidString)"
         let environment = ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]
         let arguments = ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
                          "--multipart-threshold", "10MiB", "--part-size", "5MiB", "--json"]
-        let running = try #require(Spawn.start(Self.modelctl, arguments, environment: environment))
+        let running = try ChildProcess.start(Self.modelctl, arguments, environment: environment)
         // Kill once at least two parts are in the bucket (polled, bounded).
         var partsBeforeKill = 0
         _ = try Self.poll(seconds: 60, every: 0.01) {
@@ -186,12 +187,12 @@ struct MirrorCLITests {
             return partsBeforeKill >= 2
         }
         kill(running.pid, SIGKILL)
-        let killed = running.wait(timeout: 30)
+        let killed = try running.wait(timeout: .seconds(30))
         try #require(killed.status == -SIGKILL, "the mirror ended before it was killed: \(killed.stderr)")
         #expect(partsBeforeKill >= 2)
         #expect(try client.list(prefix: prefix).isEmpty, "nothing visible after the kill")
 
-        let resumed = Spawn.run(Self.modelctl, arguments, environment: environment, timeout: 300)
+        let resumed = try ChildProcess.run(Self.modelctl, arguments, environment: environment, timeout: .seconds(300))
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let resumedParts = resumed.stderr.split(separator: " ").firstIndex(of: "of").flatMap { index in
             Int(resumed.stderr.split(separator: " ")[index - 1])
@@ -215,14 +216,14 @@ struct MirrorCLITests {
         let (models, _) = try Self.modelsDirectory()
         defer { Self.remove(models) }
         let prefix = "watch-\(UUID().uuidString)"
-        let running = try #require(Spawn.start(Self.modelctl, [
+        let running = try ChildProcess.start(Self.modelctl, [
             "mirror", "--watch", "--json", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
-            "--max-age", "30"], environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+            "--max-age", "30"], environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey])
         var stopped = false
         defer {
             if !stopped {
-                kill(running.pid, SIGKILL)
-                _ = running.wait(timeout: 30)
+                running.signal(SIGKILL)
+                _ = try? running.wait(timeout: .seconds(30))  // SIGKILLed: it cannot outlive the wait
             }
         }
         let pointer = "\(prefix)/models/latest_model_details.json"
@@ -234,8 +235,8 @@ struct MirrorCLITests {
 
         let file = try RGWClientTests.scratchFile(size: 10_000, seed: 9, ext: "tflite")
         defer { unlink(file.path) }
-        let published = Spawn.run(Self.modelctl, ["publish", file.path, "--sdk-min", "2.0", "--models-dir", models,
-                                                  "--public-base-url", "http://cdn.example", "--json"], timeout: 60)
+        let published = try ChildProcess.run(Self.modelctl, ["publish", file.path, "--sdk-min", "2.0", "--models-dir", models,
+                                                  "--public-base-url", "http://cdn.example", "--json"], timeout: .seconds(60))
         try #require(published.status == 0, "\(published.stderr)")
         let id = try #require(published.stdout.firstRange(of: #""id":""#).map { published.stdout[$0.upperBound...].prefix(36) })
         let started = ContinuousClock.now
@@ -247,7 +248,7 @@ struct MirrorCLITests {
         // An operator stops the watcher with SIGTERM.
         kill(running.pid, SIGTERM)
         stopped = true
-        #expect(running.wait(timeout: 10).status == -SIGTERM)
+        #expect(try running.wait(timeout: .seconds(10)).status == -SIGTERM)
     }
 
     /// SPEC §9.1: a garbage-collected file leaves the bucket only after the JSON that stopped
@@ -259,7 +260,7 @@ struct MirrorCLITests {
         defer { Self.remove(models) }
         let prefix = "gc-\(UUID().uuidString)"
         let maxAge = ["--max-age", "3"]
-        #expect(Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"]).status == 0)
+        #expect(try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"]).status == 0)
         let small = try #require(files.first { $0.hasSuffix(".tflite") })
         let key = "\(prefix)/models/\(small)"
         #expect(try client.head(key) != nil)
@@ -272,24 +273,24 @@ struct MirrorCLITests {
 
         // The retire changed stable's rules (snapshot 3 and its pointer); the big file and
         // rules snapshots 1 and 2 are skipped.
-        let first = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        let first = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         let changed = ["latest_model_details.json", "rules/stable/3.json", "rules/stable.sig.json"].map { Self.size(models + "/" + $0) }.reduce(0, +)
         #expect(first.stdout == #"{"uploaded":3,"skipped":4,"deleted":0,"bytes":\#(changed)}"# + "\n", "\(first.stderr)")
         #expect(try client.head(key) != nil, "still there right after the JSON changed")
-        let dryRun = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
+        let dryRun = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
         #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
 
         // Once the max-age has passed, a pass deletes it (polled with a deadline).
         #expect(try Self.mirrorUntilDeleted(2, cluster, models: models, prefix: prefix, maxAge))   // the file and its chunk list
         #expect(try client.head(key) == nil && client.head(key + ".chunks") == nil)
-        let again = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        let again = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(again.stdout == #"{"uploaded":0,"skipped":7,"deleted":0,"bytes":0}"# + "\n")
     }
 
     /// Mirrors pass after pass until one reports a deletion (bounded: 30 s); whether one did.
     static func mirrorUntilDeleted(_ count: Int, _ cluster: RGWCluster, models: String, prefix: String, _ extra: [String]) throws -> Bool {
         try poll(seconds: 30, every: 0.5) {
-            let pass = mirror(cluster, models: models, prefix: prefix, extra + ["--json"])
+            let pass = try mirror(cluster, models: models, prefix: prefix, extra + ["--json"])
             #expect(pass.status == 0, "\(pass.stderr)")
             return pass.stdout.contains(#""deleted":\#(count)"#)
         }
@@ -311,13 +312,13 @@ struct MirrorCLITests {
 
     @Test func usageErrors_exit2() throws {
         let cluster = try RGWCluster.require()
-        let noCredentials = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint], timeout: 30)
+        let noCredentials = try ChildProcess.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint], timeout: .seconds(30))
         #expect(noCredentials.status == 2 && noCredentials.stderr.contains("no credentials"))
-        let badTo = Spawn.run(Self.modelctl, ["mirror", "--to", "b-1", "--endpoint", cluster.endpoint], timeout: 30)
+        let badTo = try ChildProcess.run(Self.modelctl, ["mirror", "--to", "b-1", "--endpoint", cluster.endpoint], timeout: .seconds(30))
         #expect(badTo.status == 2 && badTo.stderr.contains("s3://BUCKET"))
-        let badPart = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--part-size", "1MiB"], timeout: 30)
+        let badPart = try ChildProcess.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--part-size", "1MiB"], timeout: .seconds(30))
         #expect(badPart.status == 2)
-        let badConcurrency = Spawn.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--concurrency", "0"], timeout: 30)
+        let badConcurrency = try ChildProcess.run(Self.modelctl, ["mirror", "--to", "s3://b-1", "--endpoint", cluster.endpoint, "--concurrency", "0"], timeout: .seconds(30))
         #expect(badConcurrency.status == 2 && badConcurrency.stderr.contains("--concurrency must be 1-64"))
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ObjectStorageCurl
 import Testing
@@ -12,7 +13,7 @@ extension MirrorCLITests {
         let client = try cluster.client()
         let (scratch, models) = try Self.emptyModelsDirectory()
         defer { Self.remove(models) }
-        let generated = Spawn.run(Self.modelctl, ["keys", "generate", "--name", "k1", "--out", scratch], timeout: 30)
+        let generated = try ChildProcess.run(Self.modelctl, ["keys", "generate", "--name", "k1", "--out", scratch], timeout: .seconds(30))
         try #require(generated.status == 0, "\(generated.stderr)")
         let prefix = "order-\(UUID().uuidString)"
         let pointerKey = "\(prefix)/models/latest_model_details.json"
@@ -25,11 +26,11 @@ extension MirrorCLITests {
             ftruncate(fd, off_t(size))
             _ = pwrite(fd, "round \(round)", 7, off_t(size - 7))
             close(fd)
-            let published = Spawn.run(Self.modelctl, ["publish", source, "--sdk-min", sdk, "--models-dir", models,
-                                                      "--public-base-url", "http://cdn.example", "--json"], timeout: 120)
+            let published = try ChildProcess.run(Self.modelctl, ["publish", source, "--sdk-min", sdk, "--models-dir", models,
+                                                      "--public-base-url", "http://cdn.example", "--json"], timeout: .seconds(120))
             try #require(published.status == 0, "\(published.stderr)")
             let id = try #require(published.stdout.firstRange(of: #""id":""#).map { String(published.stdout[$0.upperBound...].prefix(36)) })
-            let signed = Spawn.run(Self.modelctl, ["sign", "refresh", "--models-dir", models, "--key", scratch + "/k1.key"], timeout: 30)
+            let signed = try ChildProcess.run(Self.modelctl, ["sign", "refresh", "--models-dir", models, "--key", scratch + "/k1.key"], timeout: .seconds(30))
             try #require(signed.status == 0, "\(signed.stderr)")
             let localPointer = Array(try Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.json")))
             let signature = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: models + "/latest_model_details.sig.json")))
@@ -37,10 +38,10 @@ extension MirrorCLITests {
             let watched = [pointerKey, "\(prefix)/models/latest_model_details.sig.json", "\(prefix)/models/\(snapshot)"]
             let bigKey = "\(prefix)/models/\(id).onnx"
 
-            let running = try #require(Spawn.start(Self.modelctl, [
+            let running = try ChildProcess.start(Self.modelctl, [
                 "mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
                 "--max-age", "30", "--multipart-threshold", "10MiB", "--part-size", "5MiB"],
-                environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+                environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey])
             var pollsWhileUploading = 0, violations: [String] = [], namedInFinalPointer = 0
             let mirrored = try Self.poll(seconds: 240, every: 0.01) {
                 // The file's state first: a JSON seen after this must already name only complete files.
@@ -53,7 +54,7 @@ extension MirrorCLITests {
                 namedInFinalPointer = Self.namedFiles(in: try JSONSerialization.jsonObject(with: Data(client.get(pointerKey)))).count
                 return true
             }
-            let result = running.wait(timeout: 120)
+            let result = try running.wait(timeout: .seconds(120))
             #expect(result.status == 0, "round \(round): \(result.stderr)")
             #expect(mirrored, "round \(round): the new pointer became visible")
             #expect(violations.isEmpty, "round \(round): \(violations.prefix(5))")

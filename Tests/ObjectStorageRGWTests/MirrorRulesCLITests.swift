@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ModelCatalog
 import ObjectStorage
@@ -15,8 +16,8 @@ struct MirrorRulesCLITests {
     private static func publish(_ models: String, channel: String, seed: UInt8) throws -> String {
         let file = try RGWClientTests.scratchFile(size: 2_000, seed: seed, ext: "gguf")
         defer { unlink(file.path) }
-        let r = Spawn.run(modelctl, ["publish", file.path, "--sdk-min", "1.0", "--channel", channel, "--models-dir", models,
-                                     "--public-base-url", "http://cdn.example", "--json"], timeout: 60)
+        let r = try ChildProcess.run(modelctl, ["publish", file.path, "--sdk-min", "1.0", "--channel", channel, "--models-dir", models,
+                                     "--public-base-url", "http://cdn.example", "--json"], timeout: .seconds(60))
         try #require(r.status == 0, "\(r.stderr)")
         return try #require(r.stdout.firstRange(of: #""id":""#).map { String(r.stdout[$0.upperBound...].prefix(36)) })
     }
@@ -29,12 +30,12 @@ struct MirrorRulesCLITests {
         let stable = try Self.publish(models, channel: "stable", seed: 1)
         _ = try Self.publish(models, channel: "beta", seed: 2)
         let prefix = "rules-\(UUID().uuidString)"
-        let running = try #require(Spawn.start(Self.modelctl, [
+        let running = try ChildProcess.start(Self.modelctl, [
             "mirror", "--watch", "--json", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
-            "--max-age", "30"], environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]))
+            "--max-age", "30"], environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey])
         defer {
-            kill(running.pid, SIGKILL)
-            _ = running.wait(timeout: 30)
+            running.signal(SIGKILL)
+            _ = try? running.wait(timeout: .seconds(30))  // SIGKILLed: it cannot outlive the wait
         }
         func mirrored(_ name: String) throws -> Bool {
             let local = Array(try Data(contentsOf: URL(fileURLWithPath: models + "/" + name)))
@@ -68,7 +69,7 @@ struct MirrorRulesCLITests {
         let id = try Self.publish(models, channel: "stable", seed: 3)
         let prefix = "prune-\(UUID().uuidString)"
         let maxAge = ["--max-age", "2"]
-        #expect(MirrorCLITests.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"]).status == 0)
+        #expect(try MirrorCLITests.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"]).status == 0)
         let firstKey = "\(prefix)/models/rules/stable/1.json"
         #expect(try client.head(firstKey) != nil)
 
@@ -79,11 +80,11 @@ struct MirrorRulesCLITests {
             _ = try store.patch(id: id, ReleasePatch(label: "relabelled \(UUID().uuidString.prefix(4))"))
             return !FileManager.default.fileExists(atPath: models + "/rules/stable/1.json")
         }, "1.json was not pruned locally")
-        let next = MirrorCLITests.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        let next = try MirrorCLITests.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(next.status == 0 && next.stdout.contains(#""deleted":0"#), "\(next.stdout)\(next.stderr)")
         #expect(try client.head(firstKey) != nil, "not deleted before the pointer's max-age has passed")
         #expect(try MirrorCLITests.poll(seconds: 30, every: 0.5) {
-            _ = MirrorCLITests.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+            _ = try MirrorCLITests.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
             return try client.head(firstKey) == nil
         }, "the pruned snapshot was never deleted from the bucket")
         let current = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: models + "/rules/stable.sig.json"))) as? [String: Any])

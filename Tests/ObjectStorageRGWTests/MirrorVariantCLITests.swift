@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ModelCatalog
 import ObjectStorageCurl
@@ -16,15 +17,15 @@ extension MirrorCLITests {
         let big = try RGWClientTests.scratchFile(size: 7_001, seed: 6, ext: "tflite")
         let old = try RGWClientTests.scratchFile(size: 3_001, seed: 7, ext: "tflite")
         defer { for path in [release.path, big.path, old.path] { unlink(path) } }
-        let published = Spawn.run(Self.modelctl, ["publish", release.path, "--sdk-min", "1.0", "--json"] + offline, timeout: 60)
+        let published = try ChildProcess.run(Self.modelctl, ["publish", release.path, "--sdk-min", "1.0", "--json"] + offline, timeout: .seconds(60))
         try #require(published.status == 0, "\(published.stderr)")
         let id = try #require(published.stdout.firstRange(of: #""id":""#).map { String(published.stdout[$0.upperBound...].prefix(36)) })
         for (file, name, requires) in [(big.path, "8gb", "min_ram_mb=7000"), (old.path, "old", "platform=android")] {
-            let added = Spawn.run(Self.modelctl, ["variant", "add", id, file, "--name", name, "--requires", requires] + offline, timeout: 60)
+            let added = try ChildProcess.run(Self.modelctl, ["variant", "add", id, file, "--name", name, "--requires", requires] + offline, timeout: .seconds(60))
             try #require(added.status == 0, "variant add \(name): \(added.stderr)")
         }
         // Removed but in grace: clients mid-download may still need it, so it is mirrored too.
-        let removed = Spawn.run(Self.modelctl, ["variant", "remove", id, "old"] + offline, timeout: 60)
+        let removed = try ChildProcess.run(Self.modelctl, ["variant", "remove", id, "old"] + offline, timeout: .seconds(60))
         try #require(removed.status == 0, "\(removed.stderr)")
         let store = CatalogStore(directory: models, publicBaseURL: "http://cdn.example")
         let variants = try #require(try store.load().releases.first).variants
@@ -33,14 +34,14 @@ extension MirrorCLITests {
         let releaseKey = "\(prefix)/models/\(id).tflite", bigKey = "\(prefix)/models/\(variants[0].file)", oldKey = "\(prefix)/models/\(variants[1].file)"
 
         let maxAge = ["--max-age", "3"]
-        let plan = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
+        let plan = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
         #expect(plan.status == 0, "\(plan.stderr)")
         #expect(plan.stdout.split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) ?? "" }
                 == [releaseKey, releaseKey + ".chunks", bigKey, bigKey + ".chunks", oldKey, oldKey + ".chunks"]
                 + (1...4).map { "\(prefix)/models/rules/stable/\($0).json" }
                 + ["\(prefix)/models/rules/stable.sig.json", "\(prefix)/models/latest_model_details.json"],
                 "files first (each with its chunk list), the release's before its variants; each change's rules snapshot, then the pointers")
-        let first = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        let first = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(first.stdout.hasPrefix(#"{"uploaded":12,"skipped":0,"deleted":0,"#), "\(first.stderr)")
         for (key, file) in [(bigKey, big), (oldKey, old)] {
             let head = try #require(try client.head(key))
@@ -52,7 +53,7 @@ extension MirrorCLITests {
 
         // Collect the removed variant's file (grace 0, a day later): deleted once the max-age has passed.
         try store.collectGarbage(graceDays: 0, now: Timestamp.now().adding(days: 1))
-        let next = Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
+        let next = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
         #expect(next.status == 0 && next.stdout.contains(#""deleted":0"#), "\(next.stdout)\(next.stderr)")
         #expect(try client.head(oldKey) != nil, "not deleted before the JSON's max-age has passed")
         #expect(try Self.mirrorUntilDeleted(2, cluster, models: models, prefix: prefix, maxAge))   // the file and its chunk list

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 import ObjectStorage
@@ -47,7 +48,13 @@ final class RGWCluster: Sendable {
         // Unix socket paths are limited to 108 bytes: keep the directory short.
         let directory = "/tmp/rgw-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let started = ContinuousClock.now
-        let result = Spawn.run("/bin/bash", [script, "start", directory, bucket, publicBucket + ":public"], environment: ["RGW_OWNER_PID": String(getpid())], timeout: 120)
+        let result: ProcessResult
+        do {
+            result = try ChildProcess.run("/bin/bash", [script, "start", directory, bucket, publicBucket + ":public"],
+                                          environment: ["RGW_OWNER_PID": String(getpid())], timeout: .seconds(120))
+        } catch {
+            return .failure(StartFailure(description: "scripts/rgw.sh start: \(error)"))
+        }
         let seconds = (ContinuousClock.now - started) / .seconds(1)
         guard result.status == 0, let env = try? String(contentsOfFile: directory + "/env", encoding: .utf8) else {
             return .failure(StartFailure(description: "scripts/rgw.sh start failed (exit \(result.status)): \(result.stdout)\(result.stderr)"))
@@ -67,7 +74,7 @@ final class RGWCluster: Sendable {
     }
 
     func stop() {
-        _ = Spawn.run("/bin/bash", [Self.script, "stop", directory], timeout: 30)
+        _ = try? ChildProcess.run("/bin/bash", [Self.script, "stop", directory], timeout: .seconds(30))  // at exit: nobody to tell
         try? FileManager.default.removeItem(atPath: directory)
     }
 

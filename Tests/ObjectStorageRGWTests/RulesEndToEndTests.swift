@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import ObjectStorage
 import Testing
@@ -14,24 +15,25 @@ struct RulesEndToEndTests {
     static let bin = URL(fileURLWithPath: modelctl).deletingLastPathComponent()
 
     /// A modeld on an ephemeral port; its port from the start-up line (bounded wait).
-    static func startModeld(_ arguments: [String], environment: [String: String]) throws -> (Spawn.Running, Int) {
-        let running = try #require(Spawn.start(bin.appendingPathComponent("modeld").path, ["--listen", "127.0.0.1:0"] + arguments,
-                                               environment: environment))
+    static func startModeld(_ arguments: [String], environment: [String: String]) throws -> (ChildProcess.Running, Int) {
+        let log = NSTemporaryDirectory() + "modeld-rules-\(UUID().uuidString).log"
+        let running = try ChildProcess.start(bin.appendingPathComponent("modeld").path, ["--listen", "127.0.0.1:0"] + arguments,
+                                             environment: environment, log: log)
         var port = 0
         _ = try MirrorCLITests.poll(seconds: 20, every: 0.05) {
-            let log = (try? String(contentsOfFile: running.errPath, encoding: .utf8)) ?? ""
+            let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""  // not written yet
             if let r = log.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 port = Int(log[r].split(separator: ":").last!) ?? 0
             }
             return port > 0
         }
-        try #require(port > 0, "modeld did not start: \((try? String(contentsOfFile: running.errPath, encoding: .utf8)) ?? "")")
+        try #require(port > 0, "modeld did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         return (running, port)
     }
 
-    static func stop(_ running: Spawn.Running) {
-        kill(running.pid, SIGKILL)
-        _ = running.wait(timeout: 30)
+    static func stop(_ running: ChildProcess.Running) {
+        running.signal(SIGKILL)
+        _ = try? running.wait(timeout: .seconds(30))  // SIGKILLed: it cannot outlive the wait
     }
 
     static func object(_ text: String) throws -> [String: Any] {
@@ -58,7 +60,7 @@ struct RulesEndToEndTests {
         func publish(_ seed: UInt8, _ extra: [String]) throws -> String {
             let file = try RGWClientTests.scratchFile(size: 3_000 + Int(seed), seed: seed, ext: "gguf")
             defer { unlink(file.path) }
-            let r = Spawn.run(Self.modelctl, ["publish", file.path, "--sdk-min", "1.0", "--json"] + extra + server, timeout: 60)
+            let r = try ChildProcess.run(Self.modelctl, ["publish", file.path, "--sdk-min", "1.0", "--json"] + extra + server, timeout: .seconds(60))
             try #require(r.status == 0, "\(r.stderr)")
             return try #require(try Self.object(r.stdout)["id"] as? String)
         }
@@ -67,9 +69,9 @@ struct RulesEndToEndTests {
                                           "--min-clients-per-arm", "150", "--tuning-clients", "2000", "--min-stage-seconds", "86400"])
 
         let credentials = ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]
-        let mirror = try #require(Spawn.start(Self.modelctl, ["mirror", "--watch", "--models-dir", models, "--to",
+        let mirror = try ChildProcess.start(Self.modelctl, ["mirror", "--watch", "--models-dir", models, "--to",
                                                               "s3://\(RGWCluster.publicBucket)/\(prefix)", "--endpoint", cluster.endpoint,
-                                                              "--max-age", "1"], environment: credentials))
+                                                              "--max-age", "1"], environment: credentials)
         defer { Self.stop(mirror) }
         let pointerKey = "\(prefix)/models/rules/stable.sig.json"
         let bucket = try cluster.client(bucket: RGWCluster.publicBucket)
@@ -88,10 +90,10 @@ struct RulesEndToEndTests {
         // 2,000 installs read the rules from the bucket and post their events to the ingest
         // replica: the challenger converts at 10 %, the baseline at 60 %.
         let client = Self.bin.appendingPathComponent("modeld-client").path
-        let simulate = try #require(Spawn.start(client, [
+        let simulate = try ChildProcess.start(client, [
             "--rules", bucketModels, "--events", "http://127.0.0.1:\(ingestPort)", "--sdk", "1.5", "--cache", scratch + "/sim",
             "--json", "simulate", "--clients", "2000", "--duration", "60s", "--rate", "250", "--name", "upsell",
-            "--outcome", "\(challenger)=0.1", "--outcome", "default=0.6"]))
+            "--outcome", "\(challenger)=0.1", "--outcome", "default=0.6"])
         let catalogPath = models + "/catalog.json"
         func challengerState() throws -> (state: String?, status: String?) {
             let catalog = try Self.object(try String(contentsOfFile: catalogPath, encoding: .utf8))
@@ -99,7 +101,7 @@ struct RulesEndToEndTests {
             return (r?["state"] as? String, (r?["guard"] as? [String: Any])?["status"] as? String)
         }
         let paused = try MirrorCLITests.poll(seconds: 90, every: 0.5) { try challengerState().state == "paused" }
-        let simulated = simulate.wait(timeout: 120)
+        let simulated = try simulate.wait(timeout: .seconds(120))
         let state = try challengerState()
         try #require(paused, "the guard did not pause the challenger: \(state); simulate: \(simulated.stdout)\(simulated.stderr)")
         #expect(try challengerState().status == "paused_regression")
@@ -114,9 +116,9 @@ struct RulesEndToEndTests {
         #expect(try MirrorCLITests.poll(seconds: 10, every: 0.1) { try liveIDs() == [baseline] }, "the paused rules never reached the bucket")
         Self.stop(origin)
         Self.stop(ingest)
-        let after = Spawn.run(client, ["--rules", bucketModels, "--sdk", "1.5", "--cache", scratch + "/after", "--json",
+        let after = try ChildProcess.run(client, ["--rules", bucketModels, "--sdk", "1.5", "--cache", scratch + "/after", "--json",
                                        "simulate", "--clients", "2000", "--duration", "10s", "--rate", "400", "--name", "upsell"],
-                              timeout: 120)
+                              timeout: .seconds(120))
         #expect(after.status == 0, "\(after.stderr)")
         let fallback = try Self.object(after.stdout)
         let served = fallback["models"] as? [String: [String: Any]] ?? [:]

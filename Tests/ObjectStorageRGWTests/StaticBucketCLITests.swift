@@ -1,3 +1,4 @@
+import ChildProcesses
 import ContentDigest
 import Foundation
 import ObjectStorage
@@ -18,8 +19,8 @@ struct StaticBucketCLITests {
         try MirrorCLITests.writeSigningConfig(in: scratch, settings: #""latest_max_age_seconds":30"#)
         let file = try RGWClientTests.scratchFile(size: (3 << 20) + 5, seed: 7, ext: "onnx")
         defer { unlink(file.path) }
-        let published = Spawn.run(Self.modelctl, ["publish", file.path, "--sdk-min", "1.0", "--models-dir", "models", "--json"],
-                                  directory: scratch, timeout: 60)
+        let published = try ChildProcess.run(Self.modelctl, ["publish", file.path, "--sdk-min", "1.0", "--models-dir", "models", "--json"],
+                                  directory: scratch, timeout: .seconds(60))
         try #require(published.status == 0, "\(published.stderr)")
         let id = try #require(try Self.object(published.stdout)["id"] as? String)
 
@@ -27,7 +28,7 @@ struct StaticBucketCLITests {
         // URL to the bucket, and the re-signed pointer must name the snapshot with the new URLs.
         let prefix = "s-\(UUID().uuidString)"
         let base = "\(cluster.endpoint)/\(RGWCluster.publicBucket)/\(prefix)"
-        let moved = Spawn.run(Self.modelctl, ["catalog", "set-base-url", base, "--models-dir", "models", "--json"], directory: scratch, timeout: 30)
+        let moved = try ChildProcess.run(Self.modelctl, ["catalog", "set-base-url", base, "--models-dir", "models", "--json"], directory: scratch, timeout: .seconds(30))
         try #require(moved.status == 0, "\(moved.stderr)")
         let version = try #require(try Self.object(moved.stdout)["catalog_version"] as? Int)
         let pointer = try Self.object(try String(contentsOfFile: scratch + "/models/latest_model_details.sig.json", encoding: .utf8))
@@ -53,7 +54,7 @@ struct StaticBucketCLITests {
         // the snapshot and the file, and installs.
         let client = [Self.modeldClient, "--static", base + "/models/", "--sdk", "1.2", "--cache", scratch + "/cache",
                       "--trust-key", scratch + "/config/keys/k.pub", "--json"]
-        let update = Spawn.run(client[0], Array(client.dropFirst()) + ["update"], timeout: 120)
+        let update = try ChildProcess.run(client[0], Array(client.dropFirst()) + ["update"], timeout: .seconds(120))
         #expect(update.status == 0, "\(update.stderr)")
         let state = try Self.object(update.stdout)
         #expect(state["state"] as? String == "updated" && state["catalog"] as? Int == version, "\(update.stdout)")
@@ -61,7 +62,7 @@ struct StaticBucketCLITests {
         #expect(active["id"] as? String == id && active["sha256"] as? String == file.sha256)
         let installed = try Data(contentsOf: URL(fileURLWithPath: try #require(active["path"] as? String)))
         #expect(SHA256Hex.of(Array(installed)) == file.sha256)
-        let check = Spawn.run(client[0], Array(client.dropFirst()) + ["check"], timeout: 60)
+        let check = try ChildProcess.run(client[0], Array(client.dropFirst()) + ["check"], timeout: .seconds(60))
         #expect(check.status == 0, "\(check.stderr)")
         #expect(try Self.object(check.stdout)["state"] as? String == "up_to_date")
     }
@@ -70,7 +71,7 @@ struct StaticBucketCLITests {
     static func anonymousGET(_ url: String, scratch: String) throws -> (status: Int, cacheControl: String?, body: [UInt8]) {
         let bodyPath = scratch + "/get-\(UUID().uuidString)", headerPath = bodyPath + ".headers"
         defer { unlink(bodyPath); unlink(headerPath) }
-        let result = Spawn.run("/usr/bin/curl", ["-sS", "-o", bodyPath, "-D", headerPath, "-w", "%{http_code}", url], timeout: 60)
+        let result = try ChildProcess.run("/usr/bin/curl", ["-sS", "-o", bodyPath, "-D", headerPath, "-w", "%{http_code}", url], timeout: .seconds(60))
         try #require(result.status == 0, "curl \(url): \(result.stderr)")
         let headers = (try? String(contentsOfFile: headerPath, encoding: .utf8)) ?? ""
         let cacheControl = headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("cache-control:") }

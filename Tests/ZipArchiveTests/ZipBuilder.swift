@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Writes zip archives byte by byte, so a test can break exactly one field (APPNOTE 4.3).
@@ -79,11 +80,9 @@ func crc32(_ bytes: [UInt8]) -> UInt32 {
 func pythonZip(_ script: String) throws -> [UInt8] {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("zip-\(UUID().uuidString).zip")
     defer { try? FileManager.default.removeItem(at: file) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n\(script)\nz.close()", file.path]
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+    let python = try ChildProcess.run("/usr/bin/env", [
+        "python3", "-c", "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n\(script)\nz.close()", file.path,
+    ])
+    guard python.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: python.stderr]) }
     return [UInt8](try Data(contentsOf: file))
 }
