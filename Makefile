@@ -20,7 +20,7 @@ run: release
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	bash scripts/test-swift.sh
 	bash scripts/check-all.sh
 
 clean:

@@ -91,7 +91,9 @@ public struct EventShipper: Sendable {
         do { committed = try SegmentReader(path: path).forEachCommittedLine { _ in }.offset } catch {
             throw ShipFailure("reading \(path): \(error)")
         }
-        let scratch = NSTemporaryDirectory() + "/modelctl-ship-\(getpid())-\(segment.fileName).gz"
+        // Unique per call, not per segment: two shippers in one process (two data dirs, or tests
+        // running side by side) may ship segments of the same name at once.
+        let scratch = NSTemporaryDirectory() + "/modelctl-ship-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-\(segment.fileName).gz"
         defer { unlink(scratch) }
         let size = try GzipFile.compress(path, length: committed, to: scratch)
         do {

@@ -74,7 +74,9 @@ import Testing
 
         let records = try fx.accessLog(atLeast: 2, where: ClientFixture.isModelFile)
         let served = records.compactMap { $0["bytes"] as? Int }.reduce(0, +)
-        #expect(records.count == 2 && records.last?["range"] as? Bool == true)
+        // Either order: the killed download's record is written when the server sees its end,
+        // which on a loaded machine can be after the resumed one's.
+        #expect(records.count == 2 && records.filter { $0["range"] as? Bool == true }.count == 1)
         #expect(served <= size + 8 << 20, "served \(served) bytes for a \(size)-byte file")
         #expect(!FileManager.default.fileExists(atPath: checkpoint.path))
     }

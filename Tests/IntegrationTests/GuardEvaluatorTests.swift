@@ -190,13 +190,14 @@ import TestRandomness
         let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON, "--id", "5b2e9c14-7f3a-4d6b-a8e1-2c4f6a8b0d13"])["id"] as? String)
         _ = try simulate(fx, challenger: challenger, clients: 1_000) { _ in 0.3 }
         var release: [String: Any]?
+        // The status and the decision's record are two writes: wait for both.
         let ended = try ModeldServer.eventually(within: 30) {
             release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
             return (release?["guard"] as? [String: Any])?["status"] as? String == "inconclusive"
+                && decisions(fx).last?["rule"] as? String == "inconclusive"
         }
-        #expect(ended, "\(String(describing: release))")
+        #expect(ended, "\(String(describing: release)); last decision: \(String(describing: decisions(fx).last))")
         #expect(release?["state"] as? String == "active" && [10, 50].contains(release?["rollout_percent"] as? Int ?? 0))
-        #expect(decisions(fx).last?["rule"] as? String == "inconclusive")
     }
 
     @Test func halfTheTreatmentReportsLost_flagsSRM_SPEC11_3() throws {

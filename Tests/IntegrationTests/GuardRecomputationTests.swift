@@ -25,7 +25,7 @@ import TestRandomness
         var random = SeededGenerator(state: 11)
         try run.load(run.control + run.treatment, through: [server], random: &random)
 
-        let decision = try #require(run.awaitDecision(in: server.dataDir, within: 30), "no decision; log:\n\(server.log)")
+        let decision = try #require(run.awaitDecision(in: server.dataDir, within: 90), "no decision; log:\n\(server.log)")
         let expected = try run.recompute(from: server.dataDir)
         try run.expect(decision: decision, matches: expected)
 
@@ -68,7 +68,7 @@ import TestRandomness
         // The rest of the load through the survivor, which takes data/guard.lock, rebuilds from
         // every instance's segments and decides.
         try run.load(run.treatment[half...], through: [standby], random: &random)
-        let decision = try #require(run.awaitDecision(in: a.dataDir, within: 30), "no decision; standby log:\n\(standby.log)")
+        let decision = try #require(run.awaitDecision(in: a.dataDir, within: 90), "no decision; standby log:\n\(standby.log)")
         #expect(standby.log.contains(evaluating))
         let records = run.decisions(in: a.dataDir)
         #expect(records.count == 1, "one decision, by one replica: \(records)")

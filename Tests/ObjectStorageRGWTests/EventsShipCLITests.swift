@@ -16,7 +16,7 @@ struct EventsShipCLITests {
         init(root: String, instance: String) throws {
             let arguments = ["--config", root + "/modeld.json", "--listen", "127.0.0.1:0", "--models-dir", root + "/models",
                              "--data-dir", root + "/data", "--public-base-url", "http://cdn.example"]
-            let log = root + "/modeld-\(instance).log"
+            let log = root + "/modeld-\(instance)-\(UUID().uuidString.prefix(8)).log"  // a restart reads its own start-up line
             let started = try ChildProcess.start(EventsShipCLITests.modeld, arguments,
                                                  environment: ["MODELD_INSTANCE_ID": instance, "MODELD_EVENTS_SEGMENT_MAX_SECONDS": "1"], log: log)
             running = started

@@ -158,6 +158,8 @@ struct MirrorCLITests {
         #expect(ok.stdout.split(separator: "\n").count == 8)
     }
 
+    static let killedUploadSize: off_t = 40 << 20
+
     /// SPEC §9.1: a mirror SIGKILLed mid-upload resumes its multipart upload (journal +
     /// ListParts) without sending the finished parts again.
     @Test func sigkillMidMultipart_resumesWithoutResendingParts() throws {
@@ -165,18 +167,19 @@ struct MirrorCLITests {
         let client = try cluster.client()
         let (scratch, models) = try Self.emptyModelsDirectory()
         defer { Self.remove(models) }
-        // 200 MiB, sparse (zeros) but for a marker at the end: 40 parts of 5 MiB.
+        // 40 MiB, sparse (zeros) but for a marker at the end: 8 parts of 5 MiB, sent one at a
+        // time, so the kill after the second leaves six to resume (200 MiB proved nothing more).
         let source = scratch + "/big.onnx"
         let fd = open(source, O_WRONLY | O_CREAT, 0o644)
-        ftruncate(fd, 200 << 20)
-        _ = pwrite(fd, "end", 3, (200 << 20) - 3)
+        ftruncate(fd, Self.killedUploadSize)
+        _ = pwrite(fd, "end", 3, Self.killedUploadSize - 3)
         close(fd)
         let published = try ChildProcess.run(Self.modelctl, ["publish", source, "--sdk-min", "1.0", "--models-dir", models, "--public-base-url", "http://cdn.example"], timeout: .seconds(120))
         try #require(published.status == 0, "\(published.stderr)")
         let prefix = "k-\(UUID().uuidString)"
         let environment = ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey]
         let arguments = ["mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
-                         "--multipart-threshold", "10MiB", "--part-size", "5MiB", "--json"]
+                         "--multipart-threshold", "10MiB", "--part-size", "5MiB", "--concurrency", "1", "--json"]
         let running = try ChildProcess.start(Self.modelctl, arguments, environment: environment)
         // Kill once at least two parts are in the bucket (polled, bounded).
         var partsBeforeKill = 0
@@ -203,7 +206,7 @@ struct MirrorCLITests {
         #expect(resumed.stdout.hasPrefix(#"{"uploaded":5,"skipped":0,"deleted":0,"#))
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: models).first { $0.hasSuffix(".onnx") })
         let head = try #require(try client.head("\(prefix)/models/\(file)"))
-        #expect(head.size == 200 << 20)
+        #expect(head.size == Int64(Self.killedUploadSize))
         #expect(head.sha256 == (try SHA256Hex.of(path: models + "/" + file)))
         #expect(try client.listMultipartUploads(prefix: prefix).isEmpty)
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: models + "/.mirror/uploads")) ?? []).isEmpty, "journal cleared")

@@ -17,7 +17,7 @@ extension MirrorCLITests {
         try #require(generated.status == 0, "\(generated.stderr)")
         let prefix = "order-\(UUID().uuidString)"
         let pointerKey = "\(prefix)/models/latest_model_details.json"
-        let size = 128 << 20  // 26 parts of 5 MiB: the upload takes seconds, not milliseconds
+        let size = 32 << 20  // 7 parts of 5 MiB, one at a time: polls see the file incomplete many times
 
         for (round, sdk) in [(1, "1.0"), (2, "2.0")] {
             // Sparse, with a marker at the end so the two releases differ.
@@ -40,7 +40,7 @@ extension MirrorCLITests {
 
             let running = try ChildProcess.start(Self.modelctl, [
                 "mirror", "--models-dir", models, "--to", "s3://\(RGWCluster.bucket)/\(prefix)", "--endpoint", cluster.endpoint,
-                "--max-age", "30", "--multipart-threshold", "10MiB", "--part-size", "5MiB"],
+                "--max-age", "30", "--multipart-threshold", "10MiB", "--part-size", "5MiB", "--concurrency", "1"],
                 environment: ["AWS_ACCESS_KEY_ID": cluster.credentials.accessKeyID, "AWS_SECRET_ACCESS_KEY": cluster.credentials.secretAccessKey])
             var pollsWhileUploading = 0, violations: [String] = [], namedInFinalPointer = 0
             let mirrored = try Self.poll(seconds: 240, every: 0.01) {

@@ -92,7 +92,7 @@ struct RulesEndToEndTests {
         let client = Self.bin.appendingPathComponent("modeld-client").path
         let simulate = try ChildProcess.start(client, [
             "--rules", bucketModels, "--events", "http://127.0.0.1:\(ingestPort)", "--sdk", "1.5", "--cache", scratch + "/sim",
-            "--json", "simulate", "--clients", "2000", "--duration", "60s", "--rate", "250", "--name", "upsell",
+            "--json", "simulate", "--clients", "2000", "--duration", "20s", "--rate", "250", "--name", "upsell",
             "--outcome", "\(challenger)=0.1", "--outcome", "default=0.6"])
         let catalogPath = models + "/catalog.json"
         func challengerState() throws -> (state: String?, status: String?) {

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the Swift test suites (built already: `swift build --build-tests`) in several processes at
+# once, then the timing-sensitive suites alone. Why not one `swift test`: Swift Testing runs a
+# process's tests on the concurrency pool, which is as wide as the machine has cores, and most of
+# our tests block on real children (servers, curl, modelctl) — so one process kept at most two
+# tests going and the cores half idle. Decisions and figures: docs/decisions/testing.md.
+#
+#   TEST_JOBS   processes at once (default 5)
+#   TEST_FILTER only suites whose "Target.Suite" name matches this extended regex
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${TEST_JOBS:-5}
+binary="$(swift build --show-bin-path)/modeldPackageTests.xctest"
+[ -x "$binary" ] || { echo "test-swift: $binary is not built (swift build --build-tests)" >&2; exit 2; }
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+export NO_COLOR=1
+
+# Suites that assert a bound in wall-clock time (a cancellation that stops within 1 s, a guard
+# that acts within its intervals): on a loaded machine the bound measures the load, so they run
+# after the rest, one at a time, each with its tests in sequence.
+timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluatorTests)$'
+# The longest suites start first, so they do not finish alone at the end (seconds in
+# docs/decisions/testing.md). Every RGW suite shares one Ceph cluster per process: one group.
+# Each is an extended regex over "Target.Suite" names.
+first=('IntegrationTests\.EventsCrashLoopTests' 'IntegrationTests\.CatalogLargeFileTests' 'ObjectStorageRGWTests\..*'
+       'GuardrailsTests\.GuardSimulationTests' 'HTTPServerTests\.ServerSuites' 'IntegrationTests\.ClientCacheTests'
+       'IntegrationTests\.ClientCLITests' 'IntegrationTests\.GuardRecomputationTests')
+
+suites=$(swift test list --skip-build 2>/dev/null | sed 's#/.*##' | sort -u | grep -E "${TEST_FILTER:-.}" || true)
+[ -n "$suites" ] || { echo "test-swift: no suite matches '${TEST_FILTER:-}'" >&2; exit 2; }
+parallel=() serial=()
+for pattern in "${first[@]}"; do
+  grep -qE "^${pattern}$" <<<"$suites" && parallel+=("$pattern")
+done
+while read -r suite; do
+  [[ $suite =~ $timed ]] && { serial+=("${suite//./\\.}"); continue; }
+  covered=false
+  for pattern in "${parallel[@]}"; do [[ $suite =~ ^$pattern$ ]] && covered=true; done
+  $covered || parallel+=("${suite//./\\.}")
+done <<<"$suites"
+
+# run GROUP [FLAGS...]: one test process for the suites GROUP matches; a line with its result.
+run() {
+  local group=$1; shift
+  local log="$logs/$(tr -c 'A-Za-z0-9' _ <<<"$group").log" started=$SECONDS status=0
+  "$binary" --testing-library swift-testing --filter "^($group)/" "$@" >"$log" 2>&1 || status=$?
+  local summary; summary=$(grep -E 'Test run with [0-9]+ tests?' "$log" | tail -1 | sed 's/^[^T]*//')
+  printf '%4ds  %-52s %s\n' $((SECONDS - started)) "${group//\\/}" "${summary:-exit $status, no summary}"
+  [ "$status" -eq 0 ] || echo "$group" >>"$logs/failed"
+}
+export -f run
+export binary logs
+
+started=$SECONDS
+printf '%s\n' "${parallel[@]}" | xargs -d '\n' -P "$jobs" -I{} bash -c 'run "$1"' _ {}
+for group in "${serial[@]}"; do run "$group" --no-parallel; done
+
+# Every failed group's log in full; then the totals.
+if [ -f "$logs/failed" ]; then
+  while read -r group; do
+    echo "==== ${group//\\/} ===="
+    cat "$logs/$(tr -c 'A-Za-z0-9' _ <<<"$group").log"
+  done <"$logs/failed"
+fi
+# A test's result line (not a test case's, nor the run's); a process that died without one counts
+# as one failed test.
+passed=$(cat "$logs"/*.log | grep -cE '^✔ Test (\S+\(|[^cr])' || true)
+failed=$(cat "$logs"/*.log | grep -cE '^✘ Test (\S+\(|[^cr]).* failed after' || true)
+for log in "$logs"/*.log; do grep -qE 'Test run with [0-9]+ tests?' "$log" || failed=$((failed + 1)); done
+echo "test-swift: $((SECONDS - started)) s with $jobs processes"
+echo "$passed passed, $failed failed"
+[ ! -f "$logs/failed" ]
