@@ -2,6 +2,7 @@
 // representation plan. The input is up to eight lines: method, If-Match, If-None-Match,
 // If-Modified-Since, If-Unmodified-Since, If-Range, Range, file size (empty line = absent).
 // Checks that every planned file part lies inside the file and the status fits the parts.
+import CivilTime
 import HTTPWire
 
 @_cdecl("LLVMFuzzerTestOneInput")
