@@ -59,8 +59,8 @@ let package = Package(
         .target(name: "ChunkList", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
         .target(name: "ModelCatalog", dependencies: [
-            "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "JSONSupport", "ModeldSigning", "ReleaseSelection",
-            .product(name: "Crypto", package: "swift-crypto"),
+            "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "HTTPWire", "JSONSupport", "ModeldSigning",
+            "ReleaseSelection", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
             "CLinuxShims", "CivilTime", "DurableFiles", "JSONSupport",

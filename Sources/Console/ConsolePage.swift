@@ -24,11 +24,15 @@ public enum ConsolePage {
                 + link("/console/cost", "Cost", view == .cost)
                 + "</nav><button type=\"button\" id=\"sign-out\" class=\"secondary\">Sign out</button></header>\n"
         }
+        // Under the pages' `Referrer-Policy: no-referrer` a browser posts a form with `Origin:
+        // null`, which the server refuses (SPEC §15.1); `same-origin` makes the sign-in form send
+        // its real origin and still tells no other site anything.
+        let referrer = view == .signIn ? "<meta name=\"referrer\" content=\"same-origin\">\n" : ""
         return """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="modeld-csrf" content="\(HTMLPage.escape(csrf ?? ""))">
+        \(referrer)<meta name="modeld-csrf" content="\(HTMLPage.escape(csrf ?? ""))">
         <title>\(HTMLPage.escape(title)) · modeld console</title>
         <link rel="stylesheet" href="\(stylePath)">
         <script src="\(scriptPath)" defer></script></head>

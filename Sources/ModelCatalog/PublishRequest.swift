@@ -27,7 +27,7 @@ public struct PublishRequest: Equatable, Sendable {
         try Release.validateLabel(label)
         try Release.validateExt(ext)
         let contentType = contentType ?? Release.defaultContentType(forExt: ext)
-        try Release.validateContentType(contentType)
+        try Release.validatePublishableContentType(contentType)
         if let id { try Release.validateID(id) }
         self.sdkMin = sdkMin
         self.sdkMax = sdkMax

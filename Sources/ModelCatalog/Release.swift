@@ -121,8 +121,11 @@ extension Release {
         "txt": "text/plain; charset=utf-8",
     ]
 
+    /// What a file of no more specific type is.
+    public static let byteStream = "application/octet-stream"
+
     public static func defaultContentType(forExt ext: String) -> String {
-        knownContentTypes[ext] ?? "application/octet-stream"
+        knownContentTypes[ext] ?? byteStream
     }
 
     /// Everything after the first dot of an uploaded file name, lowercased (`a.mlmodelc.zip` →

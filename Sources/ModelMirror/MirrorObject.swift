@@ -77,7 +77,7 @@ extension MirrorObject {
                 objects.append(file(ChunkListFile.name(of: name), size: chunks.size, sha256: chunks.sha256, contentType: "application/octet-stream"))
             }
             if release.fileDeletedAt == nil {
-                objects.append(file(release.file, size: release.size, sha256: release.sha256, contentType: release.contentType))
+                objects.append(file(release.file, size: release.size, sha256: release.sha256, contentType: release.servedContentType))
                 chunkList(release.chunks, of: release.file)
             }
             // The Content-Type modeld's /models/ serves the variant with (docs/decisions/object-storage.md).

@@ -36,8 +36,8 @@ struct AdminResponder: Sendable {
         guard let token else { return .failure(Refusal(response: Router.notFound)) }
         if token.matches(authorization: head.headers["Authorization"]) { return .success(nil) }
         if let console, let session = console.session(head) {
-            if ConsoleAccess.needsCSRF(head.method), !ConsoleAccess.csrfMatches(head, session) {
-                return .failure(Refusal(response: Response.error(403, "forbidden", ConsoleAccess.forbidden)))
+            if ConsoleAccess.needsCSRF(head.method), let refusal = ConsoleAccess.refusal(head, session) {
+                return .failure(Refusal(response: refusal))
             }
             return .success(ConsoleActor(audit: console.audit, session: session, peer: exchange.peer))
         }

@@ -38,11 +38,31 @@ final class ConsoleAccess: Sendable {
     /// GET and HEAD change nothing; everything else made with the cookie needs the CSRF header.
     static func needsCSRF(_ method: String) -> Bool { method != "GET" && method != "HEAD" }
 
-    static func csrfMatches(_ head: RequestHead, _ session: ConsoleSession) -> Bool {
-        SecretCompare.equal(head.headers["X-CSRF-Token"], session.csrfToken)
+    /// A change made with `session` (SPEC §15, §15.1): nil when it comes from the console's own
+    /// origin with the session's CSRF token in `X-CSRF-Token`, else the 403 `forbidden` to answer.
+    static func refusal(_ head: RequestHead, _ session: ConsoleSession) -> Response? {
+        if !fromOwnOrigin(head) { return foreignOrigin }
+        guard SecretCompare.equal(head.headers["X-CSRF-Token"], session.csrfToken) else {
+            return Response.error(403, "forbidden", "a console session's change needs its CSRF token in X-CSRF-Token")
+        }
+        return nil
     }
 
-    static let forbidden = "a console session's change needs its CSRF token in X-CSRF-Token"
+    /// SPEC §15.1: a sign-in, or a change made with the session cookie, from any origin but the
+    /// console's own (`null` included) is refused. Browsers send `Origin` with every POST, PATCH
+    /// and DELETE (form, fetch, XHR) and `Sec-Fetch-Site` with every request; `null` is what a
+    /// sandboxed document, a `data:` URL or a cross-site redirect sends. The own origin is
+    /// `http(s)://` + the request's `Host` (a proxy passes Host on, as deploy/nginx does).
+    /// Requests with neither header (curl, modelctl) pass: they carry no credential a site could
+    /// borrow. The sign-in form sends its real origin: ConsolePage explains how.
+    static func fromOwnOrigin(_ head: RequestHead) -> Bool {
+        if let site = head.headers["Sec-Fetch-Site"], site != "same-origin", site != "none" { return false }
+        guard let origin = head.headers["Origin"]?.lowercased() else { return true }
+        guard let host = head.headers["Host"]?.lowercased() else { return false }
+        return origin == "http://" + host || origin == "https://" + host
+    }
+
+    static let foreignOrigin = Response.error(403, "forbidden", "a console sign-in or change must come from the console's own origin")
 
     func setCookie(_ value: String, maxAge: Int64) -> String {
         "\(Self.cookieName)=\(value); Max-Age=\(maxAge); Path=/; HttpOnly; SameSite=Strict" + (secureCookie ? "; Secure" : "")

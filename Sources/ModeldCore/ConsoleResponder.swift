@@ -65,9 +65,7 @@ struct ConsoleResponder: Sendable {
     /// `POST /console/login`, form field `token`: 303 with the session cookie, or the 401 page
     /// once the throttle's delay (≥ 200 ms) has passed; 429 while the peer is throttled.
     func signIn(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
-        if !Self.sameOrigin(head) {
-            return .respond(Self.secured(Response.error(403, "forbidden", "sign-in from another site")))
-        }
+        if !ConsoleAccess.fromOwnOrigin(head) { return .respond(Self.secured(ConsoleAccess.foreignOrigin)) }
         let peer = LoginThrottle.address(ofPeer: exchange.peer)
         if case .throttled(let wait) = access.throttle.check(peer: peer, now: Timestamp.now().millisecondsSinceEpoch) {
             var r = page(429, ConsolePage.signIn(message: "Too many failed sign-ins: wait a moment and try again."))
@@ -98,22 +96,9 @@ struct ConsoleResponder: Sendable {
               let session = access.session(head) else {
             return Self.secured(Response.error(401, "unauthorized", "no console session"))
         }
-        guard ConsoleAccess.csrfMatches(head, session) else {
-            return Self.secured(Response.error(403, "forbidden", ConsoleAccess.forbidden))
-        }
+        if let refusal = ConsoleAccess.refusal(head, session) { return Self.secured(refusal) }
         access.sessions.end(cookie: cookie)
         return Self.secured(Response(status: 204, headers: ["Set-Cookie": access.setCookie("", maxAge: 0)], body: []))
-    }
-
-    /// A sign-in form posted from another site is refused (login CSRF). Browsers say where a
-    /// request comes from in `Sec-Fetch-Site`; older ones only in `Origin` (which is `null` under
-    /// the console's `Referrer-Policy: no-referrer`, so `null` alone proves nothing). Requests
-    /// with neither (curl) pass: they carry no session to abuse.
-    static func sameOrigin(_ head: RequestHead) -> Bool {
-        if let site = head.headers["Sec-Fetch-Site"] { return site == "same-origin" || site == "none" }
-        guard let origin = head.headers["Origin"], origin != "null" else { return true }
-        guard let host = head.headers["Host"], let scheme = origin.firstRange(of: "://") else { return false }
-        return origin[scheme.upperBound...] == host
     }
 
     // MARK: views

@@ -7,8 +7,24 @@ import HTTPWire
 struct ModelFileResponder: Sendable {
     let catalog: CatalogHolder
 
+    /// SPEC §15.1: model bytes never run as the console's origin. A browser that opens a model
+    /// file gets an opaque origin without script (`sandbox`) and never guesses a renderable type
+    /// from the bytes (`nosniff`), whatever the release's content type says.
+    static let isolationHeaders = [("Content-Security-Policy", "sandbox"), ("X-Content-Type-Options", "nosniff")]
+
+    /// `response` with the isolation headers: every answer on `/models/`, errors and 405 included.
+    static func isolated(_ response: Response) -> Response {
+        var r = response
+        for (name, value) in isolationHeaders { r.headers.append(name, value) }
+        return r
+    }
+
     /// `file`: the path after `/models/`, as it came.
     func respond(_ head: RequestHead, file name: String) -> Response {
+        Self.isolated(answer(head, file: name))
+    }
+
+    private func answer(_ head: RequestHead, file name: String) -> Response {
         guard let model = catalog.served.files[name] else {
             return Response.error(404, "not_found", "no such model file")
         }

@@ -25,7 +25,7 @@ struct Router: HTTPHandler {
         case .notAllowed(let route):
             exchange.label = route.label
             if case .failure(let refusal) = admit(route.access, head, exchange) { return .respond(refusal.response) }
-            return .respond(route.access == .console ? ConsoleResponder.secured(route.notAllowed()) : route.notAllowed())
+            return .respond(Self.withRouteHeaders(route, route.notAllowed()))
         case .found(let route, let handler, let parameters):
             exchange.label = route.label
             var request = RouteRequest(head: head, exchange: exchange, parameters: parameters)
@@ -41,6 +41,14 @@ struct Router: HTTPHandler {
                 return .deferred
             }
         }
+    }
+
+    /// A 405 carries the headers of its route's own answers: the console's security set (SPEC
+    /// §15), the model files' isolation (§15.1).
+    private static func withRouteHeaders(_ route: Route<RouteAccess, RouteHandler>, _ response: Response) -> Response {
+        if route.access == .console { return ConsoleResponder.secured(response) }
+        if (route.label as? RequestLabel)?.route == .models { return ModelFileResponder.isolated(response) }
+        return response
     }
 
     /// The route's access rule: admin routes need the bearer token or a console session (the

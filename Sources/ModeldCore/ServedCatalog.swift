@@ -49,7 +49,7 @@ final class ServedCatalog: Sendable {
             // A file that cannot be opened (deleted by hand, not yet replicated) is simply not served.
             if release.fileDeletedAt == nil, let open = OpenFile.open(path: store.path(of: release)) {
                 files[release.file] = ModelFile(release: release, file: open, representation: Self.representation(
-                    size: release.size, sha256: release.sha256, publishedAt: release.publishedAt, contentType: release.contentType))
+                    size: release.size, sha256: release.sha256, publishedAt: release.publishedAt, contentType: release.servedContentType))
                 Self.addChunkList(release.chunks, of: release.file, release: release, publishedAt: release.publishedAt, store: store, to: &files)
             }
             // Variant files: served in any state until collected, like the release's own (SPEC §3.1).

@@ -17,7 +17,7 @@ struct PublishCommand: ParsableCommand {
     @Option(help: "Release channel (server default: stable).") var channel: String?
     @Option(help: "Rollout percentage 0-100 (server default: 100).") var rollout: Int?
     @Option(help: "Free-text label, at most 200 characters.") var label: String?
-    @Option(help: "Content-Type the file is served with (default from the extension).") var contentType: String?
+    @Option(help: "Content-Type the file is served with (default from the extension); types browsers render or run (text/html, SVG, XML, JavaScript, …) are refused.") var contentType: String?
     @Option(help: "Keep this existing release UUID (imports keep their URLs).") var id: String?
     @OptionGroup(title: "Guard (SPEC §11: a challenger ramped and judged by the server)") var guardOptions: GuardOptions
     @OptionGroup var offline: OfflineOptions

@@ -338,17 +338,63 @@ def a_cross_site_form_post_changes_nothing(server, browser):
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     sign_in(page, server)
-    # another site (an opaque origin) posts forms at the admin API and at sign-out
-    for action in ("/admin/models/%s/variants?name=evil&requires=platform=ios&ext=bin" % rid, "/console/logout", "/admin/models"):
-        page.set_content('<form method="post" action="%s%s" enctype="text/plain"><input name="x" value="y"></form>' % (server.base, action))
+    # another site posts forms at the admin API and at sign-out, and the right token at sign-in
+    # (login CSRF): answered 401 without the SameSite=Strict cookie, or 403 for the foreign Origin
+    evil = {}
+    context.route("http://evil.example/", lambda route: route.fulfill(content_type="text/html", body=evil["form"]))
+    for action, enctype, field in (("/admin/models/%s/variants?name=evil&requires=platform=ios&ext=bin" % rid, "text/plain", "x"),
+                                   ("/console/logout", "text/plain", "x"), ("/admin/models", "text/plain", "x"),
+                                   ("/console/login", "application/x-www-form-urlencoded", "token")):
+        evil["form"] = '<form method="post" action="%s%s" enctype="%s"><input name="%s" value="%s"></form>' % (
+            server.base, action, enctype, field, server.token)
+        page.goto("http://evil.example/")
         with page.expect_navigation():
             page.evaluate("document.forms[0].submit()")
         body = page.locator("body").inner_text()
-        assert '"unauthorized"' in body or '"forbidden"' in body, (action, body)
+        refusals = ['"forbidden"'] if action == "/console/login" else ['"unauthorized"', '"forbidden"']
+        assert any(r in body for r in refusals), (action, body)
     release = server.release(rid)
     assert release.get("variants", []) == [] and release["state"] == "active"
     page.goto(server.base + "/console/")   # still signed in: the cross-site sign-out did nothing
     expect(page.get_by_role("heading", name="Releases")).to_be_visible()
+    context.close()
+
+
+# The attack of issue 29: a script that reads the console's CSRF token and changes a rollout.
+# An expression, so the control below can run it as the console; in a page it is the script.
+ATTACK = ('(document.title = "ran", fetch("/console/").then(r => r.text()).then(t => fetch("/admin/models/%s", '
+          '{method: "PATCH", headers: {"Content-Type": "application/json", '
+          '"X-CSRF-Token": t.match(/name="modeld-csrf" content="([0-9a-f]+)"/)[1]}, '
+          'body: JSON.stringify({rollout_percent: 1})})).then(r => r.status))')
+
+
+@test
+def a_model_file_never_runs_as_the_console(server, browser):
+    target = server.publish(b"target", extra="&channel=isolation")["id"]
+    attack = ("<!DOCTYPE html><title>model</title><script>%s</script>" % (ATTACK % target)).encode()
+    # a document or script type is refused at publish (SPEC §15.1)
+    for content_type in ("text%2Fhtml", "application%2Fxhtml%2Bxml", "image%2Fsvg%2Bxml", "text%2Fjavascript"):
+        status, _, body = server.admin("POST", "/admin/models?sdk_min=1.0&ext=bin&content_type=" + content_type, attack)
+        assert status == 400 and error_code(body) == "invalid_parameter", (content_type, status, body)
+    # the page published with a type that is allowed, opened by a signed-in operator
+    rid = server.publish(attack, extra="&content_type=text%2Fplain&channel=isolation")["id"]
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    response = page.goto(server.base + "/models/%s.bin" % rid)
+    assert response.headers["content-security-policy"] == "sandbox" and response.headers["x-content-type-options"] == "nosniff"
+    expect(page.locator("body")).to_contain_text("X-CSRF-Token")   # shown as text, never run
+    assert page.title() != "ran" and not [u for u in requests if "/console" in u or "/admin/" in u], requests
+    # sandboxed: the document's origin is opaque, so even script run in it cannot read the console
+    assert page.evaluate("self.origin") == "null"
+    assert page.evaluate("fetch('/console/').then(r => r.text()).then(t => 'read', e => 'refused')") == "refused"
+    assert server.release(target)["rollout_percent"] == 100
+    # the control: the same script run as the console does change the rollout
+    page.goto(server.base + "/console/")
+    assert page.evaluate(ATTACK % target) == 200 and server.release(target)["rollout_percent"] == 1
     context.close()
 
 
