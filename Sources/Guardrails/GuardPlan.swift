@@ -136,6 +136,11 @@ public struct GuardPlan: Hashable, Sendable {
         }
     }
 
+    /// Whether the guard itself paused its release: a regression, or an SRM with `on_srm: pause`.
+    public var pausedItsRelease: Bool {
+        runtime.status == .pausedRegression || (runtime.status == .srm && onSRM == .pause)
+    }
+
     // Stages are percentages that only grow, from 1 (a 0 % stage would be an arm of nobody)
     // to 50 (control is the top p % of buckets: above 50 the arms would overlap, §11.2).
     static func validate(stages: [Int]) throws(GuardPlanError) {
