@@ -163,15 +163,19 @@ import TestRandomness
         #expect(try fx.modelctl(["experiment", "status", "not-a-uuid"]).status == 2)
         #expect(try fx.modelctl(["experiment", "status", challenger, "--models-dir", fx.server.modelsDir.path]).status == 2)
 
-        // Resuming the release its guard paused (the console's Resume is this PATCH) stops the
-        // guard with one manual_override record (SPEC §11.4 v5); later changes add none.
-        let resumed = try fx.curl("/admin/models/\(challenger)", fx.auth + ["-X", "PATCH", "--data", #"{"state":"active"}"#])
-        #expect(resumed.status == 200 && (resumed.json?["guard"] as? [String: Any])?["status"] as? String == "stopped", "\(resumed.text)")
+        // Resuming the release its guard paused stops the guard with one manual_override record
+        // (SPEC §11.4 v5) — here offline, straight into the models directory; the console's Resume
+        // (a PATCH) is in Tests/Browser. Later changes through the server add none.
+        let resumed = try fx.modelctl(["resume", challenger, "--json"] + offlineFlags)
+        let resumedJSON = try? JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any]
+        #expect(resumed.status == 0 && (resumedJSON?["guard"] as? [String: Any])?["status"] as? String == "stopped", "\(resumed.stdout)\(resumed.stderr)")
+        #expect(try ModeldServer.eventually(within: 10) {
+            try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json?["status"] as? String == "stopped"
+        })
         #expect(try fx.modelctl(["pause", challenger]).status == 0)
         #expect(try fx.modelctl(["resume", challenger]).status == 0)
         let overrides = decisions(fx).filter { $0["release"] as? String == challenger && $0["rule"] as? String == "manual_override" }
         #expect(overrides.count == 1 && overrides.first?["stage"] as? Int == 50, "\(overrides)")
-        #expect(try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json?["status"] as? String == "stopped")
         #expect(try fx.latestID("sdk=1.0&client_id=\(try #require(onChallenger.first))") == challenger)
     }
 
