@@ -11,8 +11,9 @@ public struct GuardExperiment {
     public private(set) var release: Release
     public private(set) var arms = GuardAccumulator()
     private var clients = ClientTable()
-    /// Clients seen with events that did not count (outside both arms, or a treatment client
-    /// not yet on the challenger): the `pending` diagnostic.
+    /// Clients of the channel (their event names one of its releases) seen with events that did
+    /// not count (outside both arms, or a treatment client not yet on the challenger): the
+    /// `pending` diagnostic (§11.2 v5: other channels' clients are no part of it).
     private var pending: Set<UInt64> = []
     /// Ids (lowercased) of the channel's other releases: a control client's events count when
     /// they name one of them.
@@ -43,18 +44,26 @@ public struct GuardExperiment {
         else { return }
         let key = Self.key(clientID)
         let modelID = event.modelID?.lowercased()
+        let onChallenger = modelID == releaseKey
+        let onOtherRelease = modelID.map(channelReleases.contains) ?? false
+        let ofChannel = onChallenger || onOtherRelease
         var tally = clients[key]
         if tally == nil {
-            switch ReleaseSelector.arm(releaseID: release.id, clientID: clientID, percent: release.rolloutPercent) {
-            case .treatment: tally = ClientTally(arm: .treatment)
-            case .control: tally = ClientTally(arm: .control)
-            case nil: break
+            let bucket = ReleaseSelector.bucket(releaseID: release.id, clientID: clientID)
+            let arm: Arm? = switch ReleaseSelector.arm(bucket: bucket, percent: release.rolloutPercent) {
+            case .treatment: .treatment
+            case .control: .control
+            case nil: nil
             }
+            tally = arm.map { ClientTally(arm: $0, cohort: plan.cohort(bucket: bucket, arm: $0)) }
         }
-        guard var t = tally else { pending.insert(key); return }
-        let counts = t.arm == .treatment ? modelID == releaseKey : modelID.map(channelReleases.contains) ?? false
+        guard var t = tally else {
+            if ofChannel { pending.insert(key) }
+            return
+        }
+        let counts = t.arm == .treatment ? onChallenger : onOtherRelease
         guard counts, let x = plan.metric.observation(outcome: event.outcome, value: event.value) else {
-            if clients[key] == nil { pending.insert(key) }
+            if ofChannel && clients[key] == nil { pending.insert(key) }
             return
         }
         arms.record(events: 1, total: x, into: &t)

@@ -72,6 +72,17 @@ public struct GuardRecords: Sendable {
         w.key("alpha")
         number(&w, f.alpha)
         w.field("tuning_clients", f.tuningClients)
+        w.key("srm")
+        w.beginObject()
+        w.field("treatment", f.srm.treatment)
+        w.field("control", f.srm.control)
+        w.key("p_value")
+        number(&w, f.srm.pValue)
+        w.key("cohorts")
+        w.beginArray()
+        for stage in f.srm.cohorts { w.int(stage) }
+        w.endArray()
+        w.endObject()
     }
 
     public static func number(_ w: inout JSONWriter, _ value: Double?) {
@@ -90,14 +101,16 @@ public struct GuardRecords: Sendable {
         if let bytes = try? FileIO.read(statePath(release.id)), let state = try? JSONReader.parse(bytes),
            case .object(let members) = state.value, Set(members.map(\.key)).isSuperset(of: figureKeys) {
             return Self.decision(decision, release: release, at: now) { w in
-                for (key, node) in members where figureKeys.contains(key) {
+                // `srm` too when the state file has it (one written before v5 does not).
+                for (key, node) in members where figureKeys.contains(key) || key == "srm" {
                     w.key(key)
                     w.raw(Array(bytes[node.range]))
                 }
             }
         }
         guard let plan = release.guardPlan else { return Self.decision(decision, release: release, at: now) { _ in } }
-        return Self.decision(decision, release: release, figures: GuardFigures(plan: plan, arms: GuardAccumulator()), at: now)
+        let figures = GuardFigures(plan: plan, arms: GuardAccumulator(), settledCohorts: plan.settledCohorts(stage: release.rolloutPercent, now: now))
+        return Self.decision(decision, release: release, figures: figures, at: now)
     }
 
     /// Appends one line and fsyncs it before the decision counts as recorded (a torn line a

@@ -37,7 +37,8 @@ public enum GuardStatusDocument {
         var figures = JSONWriter(capacity: 512)
         figures.beginObject()
         figures.field("pending_clients", 0)
-        GuardRecords.writeFigures(&figures, GuardFigures(plan: plan, arms: GuardAccumulator()))
+        // Not evaluated yet: no client, and no cohort settled as far as anyone has judged.
+        GuardRecords.writeFigures(&figures, GuardFigures(plan: plan, arms: GuardAccumulator(), settledCohorts: 0))
         figures.endObject()
         // The state file is one JSON object the evaluator wrote; its members join this one's.
         let state: [UInt8]

@@ -2,8 +2,9 @@ import Guardrails
 import ModelCatalog
 
 /// A manual change of a release's rollout or state — `PATCH`/`DELETE /admin/models/ID` and
-/// every `modelctl rollout/pause/resume/retire`, through a server or offline — applied and,
-/// when it stopped a running guard, recorded (SPEC §11.4: the operator always wins, and the
+/// every `modelctl rollout/pause/resume/retire`, through a server or offline, and the console's
+/// buttons, which call the admin API — applied and, when it stopped a guard (a running one, or
+/// one that paused the release it resumes), recorded (SPEC §11.4: the operator always wins, and the
 /// guard records `manual_override`). The record is written by whoever applies the change,
 /// under the publish lock once catalog.json holds it, so it exists exactly once per stop
 /// whether or not an evaluator ever saw the guard (a change right after the guarded publish,
@@ -12,9 +13,10 @@ public enum ManualChange {
     public static func apply(_ patch: ReleasePatch, to id: String, store: CatalogStore, records: GuardRecords,
                              now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
         let change = try store.mutateVersioned({ (catalog) throws(CatalogError) -> Change in
-            let running = catalog.release(id: id)?.hasRunningGuard ?? false
+            let before = catalog.release(id: id)?.guardPlan?.runtime.status
             let release = try catalog.apply(patch, to: id, now: now)
-            return Change(release: release, stoppedGuard: running && release.guardPlan?.runtime.status == .stopped)
+            let after = release.guardPlan?.runtime.status
+            return Change(release: release, stoppedGuard: before != .stopped && after == .stopped)
         }, whileLocked: { (change) throws(CatalogError) in
             guard change.stoppedGuard else { return }
             do throws(CatalogError) {

@@ -3,8 +3,9 @@ public enum Arm: UInt8, Hashable, Sendable, CaseIterable {
     case treatment, control
 }
 
-/// What the evaluator keeps per client: the arm and the running count and total of its counted
-/// events, stored field by field in a `ClientTable` (SPEC §11.5: ≤ 64 bytes per client).
+/// What the evaluator keeps per client: the arm, its cohort (§11.2 v5) and the running count
+/// and total of its counted events, stored field by field in a `ClientTable` (SPEC §11.5: ≤ 64
+/// bytes per client).
 /// The client's value is total/events: for `rate` the share of events with the outcome, for
 /// `mean` the mean value (SPEC §11.1).
 public struct ClientTally: Hashable, Sendable {
@@ -12,15 +13,18 @@ public struct ClientTally: Hashable, Sendable {
     public fileprivate(set) var total: Double
     public fileprivate(set) var events: UInt32
     public let arm: Arm
+    /// The index of the stage at which the client's bucket entered its arm (`GuardPlan.cohort`).
+    public let cohort: UInt8
 
-    public init(arm: Arm) {
-        self.init(arm: arm, events: 0, total: 0)
+    public init(arm: Arm, cohort: Int = 0) {
+        self.init(arm: arm, cohort: UInt8(clamping: cohort), events: 0, total: 0)
     }
 
-    init(arm: Arm, events: UInt32, total: Double) {
+    init(arm: Arm, cohort: UInt8, events: UInt32, total: Double) {
         self.total = total
         self.events = events
         self.arm = arm
+        self.cohort = cohort
     }
 
     /// nil until the client's first counted event (it is not in its arm's n before that).
@@ -41,14 +45,19 @@ extension GuardPlan.Metric {
 
 /// Both arms' running sums, fed one client at a time as its events arrive (the evaluator) or
 /// in bulk for clients whose values are already known (rebuilds, simulations). Both paths end
-/// in the same `ArmStats`, which is what the decisions read.
+/// in the same `ArmStats`, which is what the decisions read. Each arm's clients are also
+/// counted per cohort, for the SRM test on settled cohorts (§11.2 v5).
 public struct GuardAccumulator: Hashable, Sendable {
     public private(set) var treatment: ArmStats
     public private(set) var control: ArmStats
+    /// Clients per cohort (stage index), one array per arm, grown as cohorts appear.
+    private var cohortClients: [[Int]] = [[], []]
 
+    /// Arms whose clients all belong to the first cohort.
     public init(treatment: ArmStats = ArmStats(), control: ArmStats = ArmStats()) {
         self.treatment = treatment
         self.control = control
+        cohortClients = [[treatment.clients], [control.clients]]
     }
 
     public subscript(arm: Arm) -> ArmStats {
@@ -74,11 +83,24 @@ public struct GuardAccumulator: Hashable, Sendable {
                 stats.add(clients: 1, sum: new, sumOfSquares: new * new)
             }
         }
+        if old == nil { countClients(1, arm: tally.arm, cohort: Int(tally.cohort)) }
     }
 
-    /// `count` clients with known values summing to `sum` (squares to `sumOfSquares`).
-    public mutating func add(clients count: Int, sum: Double, sumOfSquares: Double, to arm: Arm) {
+    /// `count` clients of `cohort` with known values summing to `sum` (squares to `sumOfSquares`).
+    public mutating func add(clients count: Int, sum: Double, sumOfSquares: Double, to arm: Arm, cohort: Int = 0) {
         update(arm) { $0.add(clients: count, sum: sum, sumOfSquares: sumOfSquares) }
+        countClients(count, arm: arm, cohort: cohort)
+    }
+
+    /// Clients of `arm` in the first `cohorts` cohorts.
+    public func clients(_ arm: Arm, cohorts: Int) -> Int {
+        cohortClients[Int(arm.rawValue)].prefix(cohorts).reduce(0, +)
+    }
+
+    private mutating func countClients(_ n: Int, arm: Arm, cohort: Int) {
+        let a = Int(arm.rawValue)
+        if cohortClients[a].count <= cohort { cohortClients[a] += Array(repeating: 0, count: cohort + 1 - cohortClients[a].count) }
+        cohortClients[a][cohort] += n
     }
 
     private mutating func update(_ arm: Arm, _ change: (inout ArmStats) -> Void) {

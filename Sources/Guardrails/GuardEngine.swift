@@ -1,3 +1,22 @@
+/// The SRM test's figures (SPEC §11.2 v5, §11.3): the clients of the settled cohorts only.
+public struct SRMFigures: Hashable, Sendable {
+    public let treatment: Int
+    public let control: Int
+    /// χ²₁ p-value of treatment vs control; nil without clients.
+    public let pValue: Double?
+    /// The stages (rollout percents) whose cohorts were used.
+    public let cohorts: [Int]
+    public let mismatch: Bool
+
+    init(plan: GuardPlan, arms: GuardAccumulator, settledCohorts: Int) {
+        treatment = arms.clients(.treatment, cohorts: settledCohorts)
+        control = arms.clients(.control, cohorts: settledCohorts)
+        pValue = SampleRatio.pValue(treatment: treatment, control: control)
+        cohorts = Array(plan.stages.prefix(settledCohorts))
+        mismatch = SampleRatio.isMismatch(treatment: treatment, control: control)
+    }
+}
+
 /// The figures of one evaluation (SPEC §11.3, shown in §11.5): per-arm sums, Δ̂ = m_T − m_C,
 /// the one-sided bound h₁, SRM, and what they say before any readiness rule applies.
 public struct GuardFigures: Hashable, Sendable {
@@ -9,21 +28,20 @@ public struct GuardFigures: Hashable, Sendable {
     public let bound: Double?
     public let alpha: Double
     public let tuningClients: Int
-    /// χ²₁ p-value of n_T vs n_C; nil without clients.
-    public let srmPValue: Double?
-    public let sampleRatioMismatch: Bool
+    public let srm: SRMFigures
     /// Proven worse by more than `regression_margin`: Δ̂ + h₁ < −margin (Δ̂ in the better direction).
     public let regression: Bool
     /// Proven better: Δ̂ − h₁ > 0 (Δ̂ in the better direction).
     public let provenBetter: Bool
 
-    public init(plan: GuardPlan, arms: GuardAccumulator) {
+    /// - Parameter settledCohorts: how many cohorts the SRM test uses (`GuardPlan.settledCohorts`);
+    ///   the other decisions use every counted client.
+    public init(plan: GuardPlan, arms: GuardAccumulator, settledCohorts: Int) {
         treatment = arms.treatment
         control = arms.control
         alpha = plan.alpha
         tuningClients = plan.tuningClients
-        srmPValue = SampleRatio.pValue(treatment: treatment.clients, control: control.clients)
-        sampleRatioMismatch = SampleRatio.isMismatch(treatment: treatment.clients, control: control.clients)
+        srm = SRMFigures(plan: plan, arms: arms, settledCohorts: settledCohorts)
         var d: Double?, h: Double?
         if let mT = treatment.mean, let mC = control.mean, let vT = treatment.variance, let vC = control.variance {
             d = mT - mC
@@ -89,7 +107,7 @@ public enum GuardEngine {
     ///   - now: milliseconds since the Unix epoch. A runtime time the evaluator has not set yet
     ///     counts as "just now", so nothing soaks or expires on a missing time.
     public static func evaluate(_ plan: GuardPlan, stage: Int, arms: GuardAccumulator, now: Int64) -> GuardEvaluation {
-        let figures = GuardFigures(plan: plan, arms: arms)
+        let figures = GuardFigures(plan: plan, arms: arms, settledCohorts: plan.settledCohorts(stage: stage, now: now))
         let previous = plan.runtime.status
         func outcome(_ status: GuardStatus, _ decision: GuardDecision? = nil) -> GuardEvaluation {
             GuardEvaluation(status: status, decision: decision, figures: figures)
@@ -114,7 +132,7 @@ public enum GuardEngine {
         if figures.regression {
             return outcome(.pausedRegression, GuardDecision(rule: .pause, stage: stage, pausesRelease: true))
         }
-        if figures.sampleRatioMismatch {
+        if figures.srm.mismatch {
             // Recorded once; with `on_srm: pause` the guard is finished after it (isFinished).
             return outcome(.srm, previous == .srm ? nil : GuardDecision(rule: .srm, stage: stage, pausesRelease: plan.onSRM == .pause))
         }

@@ -49,6 +49,7 @@ extension GuardPlan {
         public var maxSeconds: Int?
         public var noDataSeconds: Int?
         public var onSRM: String?
+        public var settleSeconds: Int?
         public var status: String?
         public var startedAt: String?
         public var stageStartedAt: String?
@@ -57,7 +58,7 @@ extension GuardPlan {
             case metric, stages, alpha, goal, status
             case minStageSeconds = "min_stage_seconds", minClientsPerArm = "min_clients_per_arm"
             case tuningClients = "tuning_clients", regressionMargin = "regression_margin"
-            case maxSeconds = "max_seconds", noDataSeconds = "no_data_seconds", onSRM = "on_srm"
+            case maxSeconds = "max_seconds", noDataSeconds = "no_data_seconds", onSRM = "on_srm", settleSeconds = "settle_seconds"
             case startedAt = "started_at", stageStartedAt = "stage_started_at"
         }
 
@@ -77,6 +78,7 @@ extension GuardPlan {
             maxSeconds = try value(.maxSeconds, "an integer")
             noDataSeconds = try value(.noDataSeconds, "an integer")
             onSRM = try value(.onSRM, "a string")
+            settleSeconds = try value(.settleSeconds, "an integer")
             status = try value(.status, "a string")
             startedAt = try value(.startedAt, "a string")
             stageStartedAt = try value(.stageStartedAt, "a string")
@@ -123,7 +125,8 @@ extension GuardPlan {
             alpha: d.alpha ?? Self.defaultAlpha, tuningClients: d.tuningClients ?? Self.defaultTuningClients,
             regressionMargin: d.regressionMargin ?? 0, goal: try Self.choice(d.goal, .guard, "guard.goal"),
             maxSeconds: d.maxSeconds ?? Self.defaultMaxSeconds, noDataSeconds: d.noDataSeconds ?? Self.defaultNoDataSeconds,
-            onSRM: try Self.choice(d.onSRM, .notify, "guard.on_srm"), runtime: runtime)
+            onSRM: try Self.choice(d.onSRM, .notify, "guard.on_srm"), settleSeconds: d.settleSeconds ?? Self.defaultSettleSeconds,
+            runtime: runtime)
     }
 
     /// Every field spelled out (defaults included), so the stored guard never depends on
@@ -141,6 +144,7 @@ extension GuardPlan {
         d.maxSeconds = maxSeconds
         d.noDataSeconds = noDataSeconds
         d.onSRM = onSRM.rawValue
+        d.settleSeconds = settleSeconds
         d.status = runtime.status.rawValue
         d.startedAt = runtime.startedAt.map(formatTime)
         d.stageStartedAt = runtime.stageStartedAt.map(formatTime)
@@ -190,6 +194,7 @@ extension GuardPlan.Document {
         try c.encodeIfPresent(maxSeconds, forKey: .maxSeconds)
         try c.encodeIfPresent(noDataSeconds, forKey: .noDataSeconds)
         try c.encodeIfPresent(onSRM, forKey: .onSRM)
+        try c.encodeIfPresent(settleSeconds, forKey: .settleSeconds)
         try c.encodeIfPresent(status, forKey: .status)
         try c.encodeIfPresent(startedAt, forKey: .startedAt)
         try c.encodeIfPresent(stageStartedAt, forKey: .stageStartedAt)

@@ -72,6 +72,8 @@ public struct GuardPlan: Hashable, Sendable {
     public static let defaultTuningClients = 20_000
     public static let defaultMaxSeconds = 1_209_600
     public static let defaultNoDataSeconds = 172_800
+    /// One 4-hour poll interval: by then a new treatment cohort has mostly checked and downloaded.
+    public static let defaultSettleSeconds = 14_400
     /// Upper limits that keep the arithmetic (milliseconds in Int64, counts in UInt32) far from
     /// overflow; nobody soaks a stage for more than ten years.
     public static let maxSeconds = 315_360_000
@@ -88,6 +90,8 @@ public struct GuardPlan: Hashable, Sendable {
     public let maxSeconds: Int
     public let noDataSeconds: Int
     public let onSRM: SRMAction
+    /// How long a stage's cohort waits before the SRM test uses it (§11.2 v5); 0 = at once.
+    public let settleSeconds: Int
     public var runtime: Runtime
 
     public init(
@@ -95,7 +99,8 @@ public struct GuardPlan: Hashable, Sendable {
         minStageSeconds: Int = GuardPlan.defaultMinStageSeconds, minClientsPerArm: Int = GuardPlan.defaultMinClientsPerArm,
         alpha: Double = GuardPlan.defaultAlpha, tuningClients: Int = GuardPlan.defaultTuningClients,
         regressionMargin: Double = 0, goal: Goal = .guard, maxSeconds: Int = GuardPlan.defaultMaxSeconds,
-        noDataSeconds: Int = GuardPlan.defaultNoDataSeconds, onSRM: SRMAction = .notify, runtime: Runtime = Runtime()
+        noDataSeconds: Int = GuardPlan.defaultNoDataSeconds, onSRM: SRMAction = .notify,
+        settleSeconds: Int = GuardPlan.defaultSettleSeconds, runtime: Runtime = Runtime()
     ) throws(GuardPlanError) {
         try Self.validate(stages: stages)
         try Self.validate(seconds: minStageSeconds, "guard.min_stage_seconds")
@@ -107,6 +112,9 @@ public struct GuardPlan: Hashable, Sendable {
         }
         try Self.validate(seconds: maxSeconds, "guard.max_seconds")
         try Self.validate(seconds: noDataSeconds, "guard.no_data_seconds")
+        guard (0...Self.maxSeconds).contains(settleSeconds) else {
+            throw GuardPlanError("guard.settle_seconds", "must be an integer 0-\(Self.maxSeconds) (seconds)")
+        }
         self.metric = metric
         self.stages = stages
         self.minStageSeconds = minStageSeconds
@@ -118,6 +126,7 @@ public struct GuardPlan: Hashable, Sendable {
         self.maxSeconds = maxSeconds
         self.noDataSeconds = noDataSeconds
         self.onSRM = onSRM
+        self.settleSeconds = settleSeconds
         self.runtime = runtime
     }
 
@@ -134,6 +143,37 @@ public struct GuardPlan: Hashable, Sendable {
         case .srm: return onSRM == .pause
         case .pausedRegression, .promoted, .inconclusive, .stopped: return true
         }
+    }
+
+    /// A client's cohort (§11.2 v5): the index of the stage at which its bucket entered `arm`
+    /// (treatment: the first stage p with bucket < p; control: the first with bucket ≥ 100 − p).
+    public func cohort(bucket: Int, arm: Arm) -> Int {
+        let entered = stages.firstIndex { arm == .treatment ? bucket < $0 : bucket >= 100 - $0 }
+        // A client is only put in an arm at a stage that covers it, so nil cannot happen here.
+        return entered ?? stages.count - 1
+    }
+
+    /// How many cohorts, from the first stage on, the SRM test uses at `stage` and `now` (§11.2
+    /// v5): those of the stages up to `stage` that began at least `settle_seconds` ago. Only the
+    /// first and the current stage's start are stored; a stage in between began at the latest
+    /// `min_stage_seconds` before the next one (it had to soak), and that latest time is used,
+    /// so a cohort may wait longer than `settle_seconds` but never less. A time not set yet
+    /// counts as "just now", as in the engine.
+    public func settledCohorts(stage: Int, now: Int64) -> Int {
+        guard let current = stages.lastIndex(where: { $0 <= stage }) else { return 0 }
+        guard settleSeconds > 0 else { return current + 1 }
+        let stageStart = runtime.stageStartedAt ?? now
+        func began(_ i: Int) -> Int64 {
+            if i == 0 { return runtime.startedAt ?? now }
+            return stageStart - Int64(current - i) * Int64(minStageSeconds) * 1000
+        }
+        let settle = Int64(settleSeconds) * 1000
+        return (0...current).prefix { now - began($0) >= settle }.count
+    }
+
+    /// Whether the guard itself paused its release: a regression, or an SRM with `on_srm: pause`.
+    public var pausedItsRelease: Bool {
+        runtime.status == .pausedRegression || (runtime.status == .srm && onSRM == .pause)
     }
 
     // Stages are percentages that only grow, from 1 (a 0 % stage would be an arm of nobody)

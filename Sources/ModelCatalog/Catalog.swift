@@ -146,15 +146,13 @@ public struct Catalog: Equatable, Sendable {
     }
 
     /// Applies a patch; a retired release cannot change (409 `retired`). A manual rollout or
-    /// state change stops a running guard (SPEC §11.4: the operator always wins); a new guard
+    /// state change stops the guard (`guardStops`; SPEC §11.4: the operator always wins); a new guard
     /// starts at its first stage, like a guarded publish.
     public mutating func apply(_ patch: ReleasePatch, to id: String, now: Timestamp) throws(CatalogError) -> Release {
         let i = try index(of: id)
         var r = releases[i]
         guard r.state != .retired else { throw CatalogError(.retired, parameter: "state", "release \(r.id) is retired and cannot change") }
-        if (patch.rolloutPercent != nil || patch.state != nil), r.hasRunningGuard {
-            r.guardPlan?.runtime.status = .stopped
-        }
+        if r.guardStops(on: patch) { r.guardPlan?.runtime.status = .stopped }
         if let plan = patch.guardPlan {
             guard r.rolloutPercent < 100 else {
                 throw .invalid("guard", "release \(r.id) already reached 100 %; publish the challenger as a new release")

@@ -91,6 +91,14 @@ public struct Release: Hashable, Sendable {
         return !guardPlan.isFinished
     }
 
+    /// Whether a manual change stops the guard (SPEC §11.4): any rollout or state change stops
+    /// a running guard, and resuming a release its guard paused stops that finished guard too,
+    /// so no view shows a serving release as paused by its guard.
+    func guardStops(on patch: ReleasePatch) -> Bool {
+        guard patch.rolloutPercent != nil || patch.state != nil else { return false }
+        return hasRunningGuard || (patch.state == .active && guardPlan?.pausedItsRelease == true)
+    }
+
     /// Whether a client at `v` is inside `[sdk_min, sdk_max)`.
     public func covers(_ v: SDKVersion) -> Bool {
         sdkMinVersion <= v && (sdkMaxVersion.map { v < $0 } ?? true)

@@ -88,7 +88,10 @@ public enum ReleaseSelector {
     }
 
     public static func arm(releaseID: String, clientID: String, percent: Int) -> Arm? {
-        let b = bucket(releaseID: releaseID, clientID: clientID)
+        arm(bucket: bucket(releaseID: releaseID, clientID: clientID), percent: percent)
+    }
+
+    public static func arm(bucket b: Int, percent: Int) -> Arm? {
         if b < percent { return .treatment }
         return b >= 100 - percent ? .control : nil
     }

@@ -20,6 +20,7 @@ struct GuardOptions: ParsableArguments {
     @Option(help: "goal prove: stop as inconclusive after this long (default 1209600).") var maxSeconds: Int?
     @Option(help: "Status no_data after this long in a stage without enough clients (default 172800).") var noDataSeconds: Int?
     @Option(help: "notify (default) or pause the release on a sample ratio mismatch.") var onSrm: String?
+    @Option(help: "Age a stage's cohort needs before the SRM test uses it; 0 = at once (default 14400).") var settleSeconds: Int?
 
     /// The guard's JSON text, or nil when none was asked for.
     func json() throws -> String? {
@@ -52,6 +53,7 @@ struct GuardOptions: ParsableArguments {
         d.maxSeconds = maxSeconds
         d.noDataSeconds = noDataSeconds
         d.onSRM = onSrm
+        d.settleSeconds = settleSeconds
         try Self.check { () throws(GuardPlanError) in _ = try GuardPlan(operatorInput: d) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -60,7 +62,7 @@ struct GuardOptions: ParsableArguments {
 
     private var hasShortFlags: Bool {
         let given: [Any?] = [guardMetric, guardDirection, stages, guardGoal, minStageSeconds, minClientsPerArm, alpha,
-                             tuningClients, regressionMargin, maxSeconds, noDataSeconds, onSrm]
+                             tuningClients, regressionMargin, maxSeconds, noDataSeconds, onSrm, settleSeconds]
         return given.contains { $0 != nil }
     }
 

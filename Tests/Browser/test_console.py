@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.parse
 
 from playwright.sync_api import sync_playwright, expect
 
@@ -478,6 +479,40 @@ def variants_resume_and_retire_in_the_browser(server, browser):
     actions = [(l["action"], l["release"]) for l in map(json.loads, open(os.path.join(server.data, "audit.jsonl")))]
     for action in ("add_variant", "remove_variant", "resume", "retire"):
         assert (action, rid) in actions, (action, actions)
+    context.close()
+
+
+@test
+def resuming_a_release_its_guard_paused_stops_the_guard(server, browser):
+    """SPEC §11.4 v5: the console's Resume of a release its guard paused serves it again, and the
+    guard says `stopped` (one `manual_override`), never `paused_regression` on a serving release."""
+    server.publish(b"resume-baseline", extra="&channel=resume")
+    plan = json.dumps({"metric": {"name": "prediction", "outcome": "success"}, "stages": [50],
+                       "min_clients_per_arm": 20, "min_stage_seconds": 3600, "tuning_clients": 100})
+    gid = server.publish(b"resume-challenger", extra="&channel=resume&guard=" + urllib.parse.quote(plan))["id"]
+    sim = subprocess.run([CLIENT, "--server", server.base, "--sdk", "1.0", "--channel", "resume", "--cache", tempfile.mkdtemp(prefix="console-sim."),
+                          "simulate", "--clients", "400", "--duration", "4s", "--rate", "200", "--name", "prediction",
+                          "--outcome", gid + "=0.05", "--outcome", "default=0.9"], capture_output=True, timeout=60)
+    assert sim.returncode == 0, sim.stderr
+    deadline = time.monotonic() + 30
+    while server.release(gid)["state"] != "paused":
+        assert time.monotonic() < deadline, "the guard did not pause the worse challenger within 30 s"
+        time.sleep(0.25)
+    assert server.release(gid)["guard"]["status"] == "paused_regression"
+
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    page.goto(server.base + "/console/releases/" + gid)
+    expect(page.locator("#guard-status")).to_have_text("paused_regression")
+    page.get_by_role("button", name="Resume").click()
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    release = server.release(gid)
+    assert release["state"] == "active" and release["guard"]["status"] == "stopped", release
+    expect(page.locator("#guard-status")).to_have_text("stopped")
+    records = [json.loads(line) for line in open(os.path.join(server.data, "guard-decisions.jsonl"))]
+    assert [r["rule"] for r in records if r["release"] == gid] == ["pause", "manual_override"], records
     context.close()
 
 

@@ -31,14 +31,14 @@ import Testing
     @Test func keyZeroIsAClientLikeAnyOther() {
         var table = ClientTable()
         #expect(table[0] == nil)
-        table.set(ClientTally(arm: .control, events: 3, total: 1), for: 0)
-        #expect(table[0] == ClientTally(arm: .control, events: 3, total: 1) && table.count == 1)
+        table.set(ClientTally(arm: .control, cohort: 2, events: 3, total: 1), for: 0)
+        #expect(table[0] == ClientTally(arm: .control, cohort: 2, events: 3, total: 1) && table.count == 1)
     }
 
-    /// SPEC §11.5: ≤ 64 bytes per client. 21 bytes a slot at a load of 3/8–3/4: at most 56 bytes
+    /// SPEC §11.5: ≤ 64 bytes per client. 22 bytes a slot at a load of 3/8–3/4: at most 58.7 bytes
     /// per client, also just after a doubling, where a Dictionary<UInt64, ClientTally> (24 bytes
     /// and a bit per bucket) needs 64.3 — 65.0 measured at 786,433 clients (Benchmarks/guard).
-    @Test func atMost56BytesPerClient_atEveryCount_SPEC11_5() {
+    @Test func atMost59BytesPerClient_atEveryCount_SPEC11_5() {
         var table = ClientTable()
         var worst = 0.0
         for key in 1...200_000 as ClosedRange<UInt64> {
@@ -46,7 +46,7 @@ import Testing
             if key >= 1_000 { worst = max(worst, Double(table.bytes) / Double(table.count)) }
         }
         #expect(table.count == 200_000)
-        #expect(worst <= 56, "\(worst) bytes per client")
-        #expect(worst > 55, "the bound is reached just after a doubling: \(worst)")
+        #expect(worst <= 58.7, "\(worst) bytes per client")
+        #expect(worst > 58, "the bound is reached just after a doubling: \(worst)")
     }
 }

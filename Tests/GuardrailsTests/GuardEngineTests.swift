@@ -8,11 +8,11 @@ import Testing
 
     static func plan(goal: GuardPlan.Goal = .guard, direction: GuardPlan.Metric.Direction = .higherIsBetter,
                      margin: Double = 0, onSRM: GuardPlan.SRMAction = .notify, status: GuardStatus = .collecting,
-                     stageStartedAt: Int64? = t0, startedAt: Int64? = t0) -> GuardPlan {
+                     stageStartedAt: Int64? = t0, startedAt: Int64? = t0, settleSeconds: Int = 0) -> GuardPlan {
         try! GuardPlan(
             metric: .init(name: "m", outcome: "o", direction: direction), stages: [1, 5, 10],
             minStageSeconds: 3_600, minClientsPerArm: 1_000, regressionMargin: margin, goal: goal,
-            maxSeconds: 86_400, noDataSeconds: 7_200, onSRM: onSRM,
+            maxSeconds: 86_400, noDataSeconds: 7_200, onSRM: onSRM, settleSeconds: settleSeconds,
             runtime: .init(status: status, startedAt: startedAt, stageStartedAt: stageStartedAt))
     }
 
@@ -73,6 +73,9 @@ import Testing
         Case(name: "promoted guard decides nothing more", plan: plan(status: .promoted), stage: 10, arms: worse, after: hour, status: .promoted, decision: nil),
         Case(name: "stopped guard decides nothing more", plan: plan(status: .stopped), stage: 7, arms: worse, after: hour, status: .stopped, decision: nil),
         Case(name: "rollout set by hand off the stages → manual_override", plan: plan(), stage: 7, arms: even, after: hour, status: .stopped, decision: d(.manualOverride, 7)),
+        Case(name: "SRM in a cohort not settled yet: no srm, advances", plan: plan(settleSeconds: 7_200), stage: 1, arms: lopsided, after: hour, status: .healthy, decision: d(.advance, 1, next: 5)),
+        Case(name: "SRM caught once the cohort settled", plan: plan(settleSeconds: 7_200), stage: 1, arms: lopsided, after: 2 * hour, status: .srm, decision: d(.srm, 1)),
+        Case(name: "regression reads unsettled cohorts", plan: plan(settleSeconds: 7_200), stage: 1, arms: worse, after: 0, status: .pausedRegression, decision: d(.pause, 1, pauses: true)),
         Case(name: "missing stage time counts as now: no soak", plan: plan(stageStartedAt: nil), stage: 1, arms: even, after: 100 * hour, status: .healthy, decision: nil),
     ]
 
@@ -92,7 +95,7 @@ import Testing
     @Test func figures_nullBeforeBothArmsHaveAClient_SPEC11_5() {
         let f = GuardEngine.evaluate(Self.plan(), stage: 1, arms: Self.arms(3, 10, 0, 0), now: Self.t0).figures
         #expect(f.delta == nil && f.bound == nil && !f.regression && !f.provenBetter)
-        #expect(f.srmPValue != nil && f.control.mean == nil)
+        #expect(f.srm.pValue != nil && f.control.mean == nil)
     }
 
     @Test func figures_hugeMeanValues_giveNoFiguresRatherThanNaN() throws {
@@ -102,6 +105,37 @@ import Testing
         arms.record(events: 1, total: 1, into: &c)
         let e = GuardEngine.evaluate(plan, stage: 1, arms: arms, now: 0)
         #expect(e.figures.delta == nil && e.figures.bound == nil && e.decision == nil && e.status == .healthy)
+    }
+
+    /// SPEC §11.2 v5: after an advance the new control cohort counts at once and the new
+    /// treatment cohort lags; the SRM test waits for it, and then catches a lasting mismatch.
+    @Test func laggingTreatmentCohort_noSRMUntilItSettles_thenCaught_SPEC11_2() {
+        let p = Self.plan(stageStartedAt: Self.t0 + Self.hour, settleSeconds: 3_600)
+        var arms = Self.even
+        arms.add(clients: 3_000, sum: 150, sumOfSquares: 150, to: .control, cohort: 1)
+        let early = GuardEngine.evaluate(p, stage: 5, arms: arms, now: Self.t0 + Self.hour + Self.hour / 2)
+        #expect(early.status == .healthy && early.decision == nil)
+        #expect(early.figures.srm.cohorts == [1] && early.figures.srm.treatment == 10_000 && early.figures.srm.control == 10_000)
+        #expect(early.figures.control.clients == 13_000, "the other decisions keep every counted client")
+        let settled = GuardEngine.evaluate(p, stage: 5, arms: arms, now: Self.t0 + 2 * Self.hour)
+        #expect(settled.status == .srm && settled.decision == Self.d(.srm, 5))
+        #expect(settled.figures.srm.cohorts == [1, 5] && settled.figures.srm.control == 13_000 && settled.figures.srm.pValue! < 0.001)
+    }
+
+    /// A cohort is the stage at which a bucket entered its arm (SPEC §11.2 v5).
+    @Test(arguments: [(0, Arm.treatment, 0), (3, .treatment, 1), (9, .treatment, 2), (99, .control, 0), (95, .control, 1), (94, .control, 2), (90, .control, 2)])
+    func cohort_isTheStageTheBucketEnteredItsArm_SPEC11_2(_ c: (bucket: Int, arm: Arm, cohort: Int)) {
+        #expect(Self.plan().cohort(bucket: c.bucket, arm: c.arm) == c.cohort)
+    }
+
+    /// Stages [1, 5, 10] soaking 1 h each; the guard is at 10 since t0 + 5 h. Stage 5 began at
+    /// the latest at t0 + 4 h (it soaked before the advance), and that time is what counts.
+    @Test(arguments: [
+        (0, Int64(6) * hour, 3), (7_200, 6 * hour, 2), (7_200, 5 * hour + hour / 2, 1), (7_200, 7 * hour, 3), (7_200, hour, 0), (25_200, 6 * hour, 0),
+    ])
+    func settledCohorts_areThoseWhoseStageBeganSettleSecondsAgo_SPEC11_2(_ c: (settle: Int, after: Int64, settled: Int)) {
+        let p = Self.plan(stageStartedAt: Self.t0 + 5 * Self.hour, settleSeconds: c.settle)
+        #expect(p.settledCohorts(stage: 10, now: Self.t0 + c.after) == c.settled)
     }
 
     /// Only a decision changes the stored runtime fields; an advance restarts the stage clock.

@@ -18,7 +18,7 @@ func testParseTime(_ text: String) -> Int64? { text.hasPrefix("@") ? Int64(text.
          "stages": [1, 5, 10, 25, 50], "min_stage_seconds": 86400, "min_clients_per_arm": 1000,
          "alpha": 0.05, "tuning_clients": 20000, "regression_margin": 0,
          "goal": "guard", "max_seconds": 1209600, "no_data_seconds": 172800,
-         "on_srm": "notify"}
+         "on_srm": "notify", "settle_seconds": 14400}
         """#
 
     func plan(_ json: String) throws(GuardPlanError) -> GuardPlan { try GuardPlan(json: Array(json.utf8)) }
@@ -43,7 +43,7 @@ func testParseTime(_ text: String) -> Int64? { text.hasPrefix("@") ? Int64(text.
     @Test func canonicalJSON_sortedAndComplete() throws {
         let p = try plan(#"{"metric": {"name": "a \"b\"/c", "outcome": "ok"}, "alpha": 0.1, "stages": [2, 20]}"#)
         let text = String(decoding: p.json(formatTime: testFormatTime), as: UTF8.self)
-        #expect(text == #"{"alpha":0.1,"goal":"guard","max_seconds":1209600,"metric":{"direction":"higher_is_better","kind":"rate","name":"a \"b\"/c","outcome":"ok"},"min_clients_per_arm":1000,"min_stage_seconds":86400,"no_data_seconds":172800,"on_srm":"notify","regression_margin":0,"stages":[2,20],"status":"collecting","tuning_clients":20000}"#)
+        #expect(text == #"{"alpha":0.1,"goal":"guard","max_seconds":1209600,"metric":{"direction":"higher_is_better","kind":"rate","name":"a \"b\"/c","outcome":"ok"},"min_clients_per_arm":1000,"min_stage_seconds":86400,"no_data_seconds":172800,"on_srm":"notify","regression_margin":0,"settle_seconds":14400,"stages":[2,20],"status":"collecting","tuning_clients":20000}"#)
     }
 
     /// catalog.json round trip with the runtime fields (§11.4), through the public Document
@@ -105,6 +105,9 @@ func testParseTime(_ text: String) -> Int64? { text.hasPrefix("@") ? Int64(text.
         Bad(#"{\#(m), "max_seconds": 0}"#, "guard.max_seconds"),
         Bad(#"{\#(m), "no_data_seconds": 400000000}"#, "guard.no_data_seconds"),
         Bad(#"{\#(m), "on_srm": "rollback"}"#, "guard.on_srm"),
+        Bad(#"{\#(m), "settle_seconds": -1}"#, "guard.settle_seconds"),
+        Bad(#"{\#(m), "settle_seconds": 400000000}"#, "guard.settle_seconds"),
+        Bad(#"{\#(m), "settle_seconds": "4h"}"#, "guard.settle_seconds"),
         Bad(#"{\#(m), "status": "promoted"}"#, "guard.status"),
         Bad(#"{\#(m), "stage_started_at": "@1"}"#, "guard.stage_started_at"),
     ])
@@ -119,7 +122,7 @@ func testParseTime(_ text: String) -> Int64? { text.hasPrefix("@") ? Int64(text.
     }
 
     @Test func unknownKey_listsTheKnownOnes() {
-        #expect(throws: GuardPlanError("guard.stage", "unknown field (known: alpha, goal, max_seconds, metric, min_clients_per_arm, min_stage_seconds, no_data_seconds, on_srm, regression_margin, stage_started_at, stages, started_at, status, tuning_clients)")) {
+        #expect(throws: GuardPlanError("guard.stage", "unknown field (known: alpha, goal, max_seconds, metric, min_clients_per_arm, min_stage_seconds, no_data_seconds, on_srm, regression_margin, settle_seconds, stage_started_at, stages, started_at, status, tuning_clients)")) {
             try plan(#"{\#(Self.m), "stage": [1]}"#)
         }
     }

@@ -90,7 +90,7 @@ func close(_ a: Double?, _ b: Double, rel: Double = 1e-9) -> Bool {
         func cs(_ t: Double, _ c: Double, _ n: Int, _ s: Int) -> (Double, Double) {
             let arms = GuardAccumulator(treatment: ArmStats(clients: n, sum: t, sumOfSquares: t),
                                         control: ArmStats(clients: n, sum: c, sumOfSquares: c))
-            let f = GuardFigures(plan: try! GuardPlan(metric: .init(name: "m", outcome: "o"), tuningClients: s), arms: arms)
+            let f = GuardFigures(plan: try! GuardPlan(metric: .init(name: "m", outcome: "o"), tuningClients: s), arms: arms, settledCohorts: 1)
             let v = f.treatment.variance! / Double(n) + f.control.variance! / Double(n)
             let h = SequentialBound.halfWidth(variance: v, clients: 2 * n, alpha: 0.05, tuningClients: s, sides: .two)
             return (f.delta! - h, f.delta! + h)
@@ -118,7 +118,7 @@ func close(_ a: Double?, _ b: Double, rel: Double = 1e-9) -> Bool {
             let metric = v.kind == "rate" ? try GuardPlan.Metric(name: "m", outcome: "o", direction: direction)
                                           : try GuardPlan.Metric(name: "m", kind: .mean, direction: direction)
             let plan = try GuardPlan(metric: metric, alpha: v.alpha, tuningClients: v.tuning_clients)
-            let f = GuardFigures(plan: plan, arms: arms)
+            let f = GuardFigures(plan: plan, arms: arms, settledCohorts: 1)
             #expect(close(f.delta, v.delta), "Δ̂ \(f.delta ?? .nan)")
             #expect(close(f.bound, v.bound), "h₁ \(f.bound ?? .nan)")
             let higher = direction == .higherIsBetter

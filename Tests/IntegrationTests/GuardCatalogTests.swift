@@ -24,12 +24,13 @@ import Testing
 
         let released = try fx.publish(try fx.randomFile(), sdkMin: "5.0", [
             "--rollout", "50", "--guard-metric", "latency_ms", "--guard-direction", "lower_is_better", "--stages", "1,5",
-            "--min-clients-per-arm", "50",
+            "--min-clients-per-arm", "50", "--settle-seconds", "0",
         ])
         #expect(released["rollout_percent"] as? Int == 1)
         let g = try #require(guardOf(released))
         #expect((g["metric"] as? [String: Any])?["kind"] as? String == "mean")
         #expect(g["min_clients_per_arm"] as? Int == 50 && g["started_at"] is String && g["stage_started_at"] is String)
+        #expect(g["settle_seconds"] as? Int == 0 && guardOf(viaCurl.json)?["settle_seconds"] as? Int == 14_400)
 
         // Stored in catalog.json, answered by GET /admin/models/ID, printed by modelctl show.
         let id = try #require(released["id"] as? String)
@@ -45,6 +46,7 @@ import Testing
         (#"{"metric":{"name":"a","kind":"median"}}"#, "guard.metric.kind"),
         (metric + #","stages":[5,3]}"#, "guard.stages[1]"),
         (metric + #","stages":[10,51]}"#, "guard.stages[1]"),
+        (metric + #","settle_seconds":-1}"#, "guard.settle_seconds"),
     ])
     func badGuard_is400NamingTheField_andKeepsNothing_SPEC11_1(json: String, field: String) throws {
         let fx = try CatalogFixture()

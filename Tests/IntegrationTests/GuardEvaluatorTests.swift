@@ -20,13 +20,18 @@ import TestRandomness
             let model = try #require(try connection.postJSON("/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
             if model == challenger { onChallenger.append(client) }
             if dropsReport(i, model == challenger) { continue }
-            let p = rate(model == challenger)
-            let events = (0..<4).map { _ in
-                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
-            }
-            _ = try connection.postJSON("/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
+            try report(connection, client: client, model: model, rate: rate(model == challenger), using: &random)
         }
         return onChallenger
+    }
+
+    /// One client's 4 outcomes of `model`, `purchased` with probability `p`.
+    private func report(_ connection: RawClient, client: String, model: String, batch: String = "b1", rate p: Double,
+                        using random: inout SeededGenerator) throws {
+        let events = (0..<4).map { _ in
+            #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
+        }
+        _ = try connection.postJSON("/events?sdk=1.0", #"{"batch_id":"\#(batch)","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
     }
 
     private func decisions(_ fx: CatalogFixture) -> [[String: Any]] {
@@ -157,6 +162,21 @@ import TestRandomness
         }
         #expect(try fx.modelctl(["experiment", "status", "not-a-uuid"]).status == 2)
         #expect(try fx.modelctl(["experiment", "status", challenger, "--models-dir", fx.server.modelsDir.path]).status == 2)
+
+        // Resuming the release its guard paused stops the guard with one manual_override record
+        // (SPEC §11.4 v5) — here offline, straight into the models directory; the console's Resume
+        // (a PATCH) is in Tests/Browser. Later changes through the server add none.
+        let resumed = try fx.modelctl(["resume", challenger, "--json"] + offlineFlags)
+        let resumedJSON = try? JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any]
+        #expect(resumed.status == 0 && (resumedJSON?["guard"] as? [String: Any])?["status"] as? String == "stopped", "\(resumed.stdout)\(resumed.stderr)")
+        #expect(try ModeldServer.eventually(within: 10) {
+            try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json?["status"] as? String == "stopped"
+        })
+        #expect(try fx.modelctl(["pause", challenger]).status == 0)
+        #expect(try fx.modelctl(["resume", challenger]).status == 0)
+        let overrides = decisions(fx).filter { $0["release"] as? String == challenger && $0["rule"] as? String == "manual_override" }
+        #expect(overrides.count == 1 && overrides.first?["stage"] as? Int == 50, "\(overrides)")
+        #expect(try fx.latestID("sdk=1.0&client_id=\(try #require(onChallenger.first))") == challenger)
     }
 
     @Test func twoReplicasOnOneDataDir_exactlyOneEvaluates_andTheOtherTakesOverAfterSIGKILL_SPEC11_4() throws {
@@ -203,7 +223,8 @@ import TestRandomness
     @Test func halfTheTreatmentReportsLost_flagsSRM_SPEC11_3() throws {
         let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
         _ = try fx.publish(try fx.randomFile())
-        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_stage_seconds":3600,"min_clients_per_arm":100,"tuning_clients":1000}"#
+        // settle_seconds 0 (v4's rule): every cohort counts at once; the settled rule has its own test.
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[50],"min_stage_seconds":3600,"min_clients_per_arm":100,"tuning_clients":1000,"settle_seconds":0}"#
         // A fixed id, as in the A/A test: seeded outcomes and the same arms every run.
         let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON, "--id", "8d1f4a27-3c5e-4b9a-9f2d-6e8a0c2b4f57"])["id"] as? String)
         _ = try simulate(fx, challenger: challenger, dropsReport: { i, onChallenger in onChallenger && i % 2 == 0 }) { _ in 0.3 }
@@ -218,5 +239,68 @@ import TestRandomness
         let arms = try #require(srm["arms"] as? [String: [String: Any]])
         let nT = try #require(arms["treatment"]?["clients"] as? Int), nC = try #require(arms["control"]?["clients"] as? Int)
         #expect(Double(nT) / Double(nT + nC) < 0.45, "\(nT) vs \(nC)")
+    }
+
+    /// SPEC §11.2 v5 through the real modeld: after an advance the new control cohort counts at
+    /// its next event, while the new treatment cohort has not checked and downloaded yet. That
+    /// lag raises no `srm` while the cohort settles; the same mismatch, lasting, is caught once
+    /// it has settled.
+    @Test func laggingTreatmentCohortAfterAnAdvance_raisesNoSRMUntilItSettles_thenIsCaught_SPEC11_2() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        let baseline = try #require(try fx.publish(try fx.randomFile())["id"] as? String)
+        // `prove` holds at the last stage (an A/A run is not proven better): only srm ends this guard.
+        let settle = 30
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[10,50],"goal":"prove","max_seconds":3600,"min_stage_seconds":1,"min_clients_per_arm":100,"tuning_clients":1000,"settle_seconds":\#(settle)}"#
+        // A fixed id, as in the A/A test: seeded outcomes and the same arms every run.
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON, "--id", "2c6a8e04-5b7d-4f1e-a3c9-7d0b2e4f6a81"])["id"] as? String)
+        // Clients of another channel report too; they are no part of this guard, pending included.
+        let other = try #require(try fx.publish(try fx.randomFile(), ["--channel", "other"])["id"] as? String)
+        let connection = try RawClient(port: fx.server.port)
+        var random = SeededGenerator(state: 7)
+        for i in 0..<2_000 { try report(connection, client: "outsider-\(i)", model: other, rate: 0.3, using: &random) }
+        let onChallenger = Set(try simulate(fx, challenger: challenger) { _ in 0.3 })
+        var release: [String: Any]?
+        #expect(try ModeldServer.eventually(within: 20) {
+            release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
+            return release?["rollout_percent"] as? Int == 50
+        }, "\(String(describing: release))")
+        let stageStarted = try #require((release?["guard"] as? [String: Any])?["stage_started_at"] as? String)
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let stageStart = try #require(parser.date(from: stageStarted), "\(stageStarted)")
+
+        // Every client's next events, without a check: the new treatment cohort still runs the
+        // baseline (pending), the new control cohort counts.
+        for i in 0..<2_000 {
+            let client = "client-\(i)"
+            try report(connection, client: client, model: onChallenger.contains(client) ? challenger : baseline, batch: "b2", rate: 0.3, using: &random)
+        }
+        var state: [String: Any]?
+        func srm(_ document: [String: Any]?) -> [String: Any]? { document?["srm"] as? [String: Any] }
+        #expect(try ModeldServer.eventually(within: 10) {
+            state = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json
+            // About half the 2,000 clients (buckets 50-99, a fixed set for the fixed id) are control.
+            return ((state?["arms"] as? [String: [String: Any]])?["control"]?["clients"] as? Int ?? 0) >= 900
+        }, "the new control cohort is counted: \(String(describing: state))")
+        try #require(Date().timeIntervalSince(stageStart) < Double(settle) - 2, "the machine was too slow to look inside the settle window")
+        #expect(state?["status"] as? String == "healthy", "\(String(describing: state))")
+        #expect((srm(state)?["cohorts"] as? [Int])?.contains(50) == false, "\(String(describing: srm(state)))")
+        #expect(!decisions(fx).contains { $0["rule"] as? String == "srm" })
+        // The lagging treatment clients (at most buckets 10-49 of 2,000), not the 2,000 outsiders.
+        let pending = try #require(state?["pending_clients"] as? Int)
+        #expect(pending > 0 && pending < 1_000, "only the channel's clients: \(pending)")
+
+        // The same mismatch once the cohort has settled: caught, with both cohorts in the test.
+        #expect(try ModeldServer.eventually(within: Double(settle) + 20) {
+            state = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json
+            return state?["status"] as? String == "srm"
+        }, "\(String(describing: state))")
+        let record = try #require(decisions(fx).first { $0["rule"] as? String == "srm" })
+        let figures = try #require(srm(record))
+        #expect(figures["cohorts"] as? [Int] == [10, 50] && (figures["p_value"] as? Double ?? 1) < 0.001, "\(figures)")
+        #expect((figures["control"] as? Int ?? 0) > (figures["treatment"] as? Int ?? 0), "\(figures)")
+        let status = try fx.modelctl(["experiment", "status", challenger, "--json"])
+        let document = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect(srm(document)?["cohorts"] as? [Int] == [10, 50], "\(status.stdout)")
     }
 }

@@ -103,6 +103,26 @@ import Testing
         #expect(r.guardPlan?.runtime.status == .collecting)
     }
 
+    /// SPEC §11.4 v5: resuming a release its guard paused stops that finished guard; other
+    /// changes to it, and resuming a release paused by hand or by an SRM that only notified, do not.
+    @Test(arguments: [
+        (GuardStatus.pausedRegression, GuardPlan.SRMAction.notify, ReleasePatch(state: .active), GuardStatus.stopped),
+        (.srm, .pause, ReleasePatch(state: .active), .stopped),
+        (.pausedRegression, .notify, ReleasePatch(rolloutPercent: 5), .pausedRegression),
+        (.pausedRegression, .notify, ReleasePatch(state: .retired), .pausedRegression),
+        (.promoted, .notify, ReleasePatch(state: .active), .promoted),
+        (.stopped, .notify, ReleasePatch(state: .active), .stopped),
+    ])
+    func resumingAReleaseItsGuardPaused_stopsTheGuard_SPEC11_4(
+        _ c: (status: GuardStatus, onSRM: GuardPlan.SRMAction, patch: ReleasePatch, expected: GuardStatus)
+    ) throws {
+        var r = rel(1, percent: 1, state: .paused)
+        r.guardPlan = try plan(Self.metric + #","on_srm":"\#(c.onSRM.rawValue)"}"#).started(at: t0)
+        r.guardPlan?.runtime.status = c.status
+        var catalog = try catalog([r])
+        #expect(try catalog.apply(c.patch, to: r.id, now: t0).guardPlan?.runtime.status == c.expected, "\(c)")
+    }
+
     @Test func patchGuard_startsAtFirstStage_onlyBelow100_andAlone_SPEC11_1() throws {
         var c = try catalog([rel(1, percent: 30), rel(2)])
         let body = #"{"guard":\#(Self.metric),"stages":[5,20]}}"#

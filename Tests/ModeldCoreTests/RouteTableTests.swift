@@ -356,7 +356,7 @@ private func errorCode(_ r: Response) throws -> String? {
         defer { f.remove() }
         let records = GuardRecords(dataDir: f.dir + "/data")
         let plan = try #require(f.holder.served.snapshot.catalog.release(id: Fixture.guarded)?.guardPlan)
-        try records.writeState(Fixture.guarded, GuardRecords.state(figures: GuardFigures(plan: plan, arms: GuardAccumulator()), pendingClients: 3, at: 1_763_719_200_000))
+        try records.writeState(Fixture.guarded, GuardRecords.state(figures: GuardFigures(plan: plan, arms: GuardAccumulator(), settledCohorts: 0), pendingClients: 3, at: 1_763_719_200_000))
         let o = try object(try GuardStatusDocument.json(id: Fixture.guarded, in: f.holder.served.snapshot.catalog, dataDir: f.dir + "/data"))
         #expect(o["pending_clients"] as? Int == 3)
         #expect(o["evaluated_at"] as? String == "2025-11-21T10:00:00.000Z")

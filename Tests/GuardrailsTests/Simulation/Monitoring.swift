@@ -70,7 +70,7 @@ extension GuardPlan {
     static func simulated(tuningClients: Int = 20_000, minClientsPerArm: Int = 1_000) -> GuardPlan {
         try! GuardPlan(
             metric: .init(name: "upsell", outcome: "purchased"), minClientsPerArm: minClientsPerArm,
-            tuningClients: tuningClients, runtime: .init(startedAt: 0, stageStartedAt: 0))
+            tuningClients: tuningClients, settleSeconds: 0, runtime: .init(startedAt: 0, stageStartedAt: 0))
     }
 }
 
