@@ -48,9 +48,10 @@ import TestRandomness
         let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON, "--id", "3a7c0e52-9d41-4f8b-b6e2-1c5d7a9f0b34"])["id"] as? String)
         _ = try simulate(fx, challenger: challenger) { _ in 0.3 }
         var release: [String: Any]?
+        // The rollout and the decision's record are two writes: wait for both.
         let promoted = try ModeldServer.eventually(within: 30) {
             release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
-            return release?["rollout_percent"] as? Int == 100
+            return release?["rollout_percent"] as? Int == 100 && decisions(fx).contains { $0["rule"] as? String == "promote" }
         }
         #expect(promoted, "\(String(describing: release))")
         #expect((release?["guard"] as? [String: Any])?["status"] as? String == "promoted" && release?["state"] as? String == "active")

@@ -55,7 +55,7 @@ import TestRandomness
         let half = run.treatment.count / 2
         try run.load(run.control + run.treatment[..<half], through: [a, b], random: &random)
         // The holder has counted all of it (its figures are on disk): it is mid-run, with state.
-        let counted = ModeldServer.eventually(within: 20) {
+        let counted = ModeldServer.eventually(within: 60) {
             let state = try? JSONSerialization.jsonObject(with: Data(contentsOf: run.statePath(a.dataDir))) as? [String: Any]
             let arms = state?["arms"] as? [String: [String: Any]]
             return arms?["control"]?["clients"] as? Int == run.control.count && arms?["treatment"]?["clients"] as? Int == half
