@@ -13,10 +13,10 @@ public struct Methods: OptionSet, Sendable {
     public static let delete = Methods(rawValue: 1 << 4)
     /// Any method, named above or not (a redirect, a catch-all 404): such a route is never 405.
     public static let all = Methods(rawValue: .max)
-    private static let unnamed = Methods(rawValue: 1 << 7)
+    @usableFromInline static let unnamed = Methods(rawValue: 1 << 7)
 
     /// The set a request's method falls in (methods are case-sensitive, RFC 9110 §9.1).
-    public init(requestMethod method: String) {
+    @inlinable public init(requestMethod method: String) {
         switch method {
         case "GET", "HEAD": self = .get
         case "POST": self = .post
@@ -38,18 +38,18 @@ public struct Methods: OptionSet, Sendable {
 /// for the rest of the path (`/` included, possibly empty). No normalisation (`..`, `//`, escapes
 /// stay as they came); the parser admits only ASCII targets, so comparing is comparing bytes.
 public struct PathPattern: Sendable, CustomStringConvertible {
-    private enum Segment: Sendable {
+    @usableFromInline enum Segment: Sendable {
         case literal(Substring)
         case parameter
     }
 
     /// As declared, e.g. `/admin/models/{id}/guard`.
     public let description: String
-    private let segments: [Segment]
+    @usableFromInline let segments: [Segment]
     /// Ends in `{name...}`.
-    private let takesRest: Bool
+    @usableFromInline let takesRest: Bool
     /// The whole pattern when it has no parameter: matched with one comparison.
-    private let literal: String?
+    @usableFromInline let literal: String?
 
     public init(_ text: String) {
         precondition(text.hasPrefix("/"), "a path pattern starts with /: \(text)")
@@ -66,7 +66,7 @@ public struct PathPattern: Sendable, CustomStringConvertible {
     }
 
     /// The parameters' values in pattern order, or nil when `path` does not match.
-    public func match(_ path: String) -> [Substring]? {
+    @inlinable public func match(_ path: String) -> [Substring]? {
         if let literal { return path == literal ? [] : nil }
         guard path.utf8.first == UInt8(ascii: "/") else { return nil }
         var remaining = path[path.index(after: path.startIndex)...]
@@ -139,7 +139,9 @@ public struct RouteTable<Access: Sendable, Handler: Sendable>: Sendable {
         case notFound
     }
 
-    public func match(method: String, path: String) -> Match {
+    /// Inlinable so it is specialised for the caller's Access and Handler: unspecialised, each
+    /// request built the generic `Match` payload through runtime metadata lookups.
+    @inlinable public func match(method: String, path: String) -> Match {
         let requested = Methods(requestMethod: method)
         for route in routes {
             guard let parameters = route.pattern.match(path) else { continue }
