@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Script checks that run after the Swift tests (each script under scripts/checks/ exits non-zero
-# on failure). CHECK_JOBS of them run at once (default 2: most wait on pip, a browser or a
+# on failure). CHECK_JOBS of them run at once (default 3: most wait on pip, a browser or a
 # server); the longest start first. A check's output is printed when it fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,7 @@ export logs
 longest=(scripts/checks/fuzz-smoke.sh scripts/checks/schemathesis.sh scripts/checks/console.sh)
 checks=("${longest[@]}")
 for c in scripts/checks/*.sh; do [[ " ${longest[*]} " == *" $c "* ]] || checks+=("$c"); done
-printf '%s\n' "${checks[@]}" | xargs -d '\n' -P "${CHECK_JOBS:-2}" -I{} bash -c 'one "$1"' _ {}
+printf '%s\n' "${checks[@]}" | xargs -d '\n' -P "${CHECK_JOBS:-3}" -I{} bash -c 'one "$1"' _ {}
 
 fail=0
 for c in "${checks[@]}"; do
