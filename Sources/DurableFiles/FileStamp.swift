@@ -7,7 +7,7 @@ import Darwin
 /// What identifies one version of a file for the watchers that poll `stat` (catalog, tokens):
 /// an atomic replace always changes the inode, an in-place edit the size or the nanosecond mtime.
 public struct FileStamp: Sendable, Equatable {
-    public var exists = false
+    var exists = false
     var device: UInt64 = 0
     var inode: UInt64 = 0
     var size: Int64 = 0

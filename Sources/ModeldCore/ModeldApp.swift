@@ -161,9 +161,12 @@ public enum ModeldApp {
                 Logger(label: "modeld.tokens").error("\(refused.message): no named token opens anything until it is fixed")
             }
         }
-        refreshTokens()   // before the first request, not racing it
-        let tokenPoller = credentials.map { _ in BackgroundLoop { _ in refreshTokens(); return TokenCache.pollMillis } }
-        tokenPoller?.start()
+        var tokenPoller: BackgroundLoop?
+        if credentials != nil {
+            refreshTokens()   // before the first request, not racing it
+            tokenPoller = BackgroundLoop { _ in refreshTokens(); return TokenCache.pollMillis }
+            tokenPoller?.start()
+        }
         let audit = AuditLog(path: config.dataDir + "/audit.jsonl")
         // SPEC §15: the console needs the admin token (no token: 404, like the admin API).
         let console = credentials.flatMap { credentials in config.console.enabled
@@ -203,8 +206,10 @@ public enum ModeldApp {
                 server.stop(after: Double(config.drainSeconds))
                 collector.stop()
                 guardEvaluator.stop()
-                tokenPoller?.stop()
-                refreshTokens()   // writes the last uses noted
+                if let tokenPoller {
+                    tokenPoller.stop()
+                    refreshTokens()   // writes the last uses noted
+                }
                 signingService?.stop()
                 rulesService.stop()
                 watcher.stop()
