@@ -20,6 +20,9 @@ public final class TokenCache: Sendable {
 
     public let store: TokenStore
     private let state = Mutex(State())
+    /// One refresh at a time (the poller's, and a change's own on this replica), so an older
+    /// read never replaces a newer one.
+    private let refreshing = Mutex(())
 
     public init(store: TokenStore) { self.store = store }
 
@@ -42,6 +45,10 @@ public final class TokenCache: Sendable {
     /// A file that cannot be read or parsed leaves no named token open (fail closed) until it
     /// is fixed; the error is returned once per version, for the log.
     public func refresh() -> TokenBookError? {
+        refreshing.withLock { _ in refreshOnce() }
+    }
+
+    private func refreshOnce() -> TokenBookError? {
         let pending = state.withLock { s in
             defer { s.uses = [:] }
             return s.uses
