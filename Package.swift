@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
-        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
+        .testTarget(name: "ModeldCoreTests", dependencies: ["AccessTokens", "Console", "ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["AccessTokens", "Console", "ModelCatalog"]),
         .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "ContentDigest", "DurableFiles"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
