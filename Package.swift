@@ -103,16 +103,20 @@ let package = Package(
         // modelctl (offline status, manual overrides); no sockets, no scheduling.
         .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog"]),
 
+        // Named tokens and roles (SPEC §15.1): the book of hashed tokens, `data/tokens.json` under
+        // its lock, and the server's cache of it. Shared by modeld and `modelctl tokens --data-dir`.
+        .target(name: "AccessTokens", dependencies: ["BinaryText", "CivilTime", "CLinuxShims", "ContentDigest", "DurableFiles", "JSONSupport"]),
+
         // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
         // the server-rendered views and the embedded script and stylesheet. No sockets.
         .target(name: "Console", dependencies: [
-            "BinaryText", "ContentDigest", "HTMLPage", "Guardrails", "JSONSupport", "ModelCatalog", "EventStore", "EgressCost",
+            "AccessTokens", "BinaryText", "ContentDigest", "HTMLPage", "Guardrails", "JSONSupport", "ModelCatalog", "EventStore", "EgressCost",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
         // Composition root: routes, metrics, access log, the guard evaluator's loop, lifecycle.
         .target(name: "ModeldCore", dependencies: [
-            "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
+            "AccessTokens", "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
             "Console", "EgressCost",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -121,7 +125,7 @@ let package = Package(
         // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
+            "AccessTokens", "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
             "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -180,8 +184,9 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
-        .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
+        .testTarget(name: "ModeldCoreTests", dependencies: ["AccessTokens", "Console", "ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["AccessTokens", "Console", "ModelCatalog"]),
+        .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "ContentDigest", "DurableFiles"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ContentDigest", "ModeldClient", "BinaryText", "CivilTime", "ReleaseSelection", "SelectionVectors"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ChildProcesses", "ZipArchive"]),

@@ -37,7 +37,7 @@ def weigh(browser, server, url):
     context = browser.new_context()
     page = context.new_page()
     page.goto(server.base + "/console/")
-    page.get_by_label("Admin token").fill(server.token)
+    page.get_by_label("Token").fill(server.token)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector("h1")
     sizes = []
@@ -90,7 +90,7 @@ def main():
                 context = browser.new_context()
                 page = context.new_page()
                 page.goto(server.base + "/console/")
-                page.get_by_label("Admin token").fill(server.token)
+                page.get_by_label("Token").fill(server.token)
                 page.get_by_role("button", name="Sign in").click()
                 chart = context.new_page()
                 chart.goto(server.base + "/console/releases/" + guarded)

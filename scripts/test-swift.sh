@@ -17,9 +17,10 @@ trap 'rm -rf "$logs"' EXIT
 export NO_COLOR=1
 
 # Suites that assert a bound in wall-clock time (a cancellation that stops within 1 s, a guard
-# that acts within its intervals): on a loaded machine the bound measures the load, so they run
-# after the rest, one at a time, each with its tests in sequence.
-timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluatorTests)$'
+# that acts within its intervals, a token revoked on every replica within 2 s): on a loaded
+# machine the bound measures the load, so they run after the rest, one at a time, each with its
+# tests in sequence.
+timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluatorTests|NamedTokensTests)$'
 # The longest suites start first, so they do not finish alone at the end (seconds in
 # docs/decisions/testing.md). Every RGW suite shares one Ceph cluster per process: one group.
 # Each is an extended regex over "Target.Suite" names.

@@ -1,23 +1,40 @@
+import AccessTokens
 import JSONSupport
 import ModelCatalog
 
-/// One line of `data/audit.jsonl` (SPEC §15): who (the session's handle and address), when,
-/// what, on which release, and the release's steerable fields before → after. Never a token:
-/// neither the admin token nor the session cookie nor the CSRF token is in any field.
+/// One line of `data/audit.jsonl` (SPEC §15, §15.1): when, what, who (`actor`: the token's
+/// name, null for a failed sign-in), from where (`peer`: the client address), through which
+/// console session if any, and on what: a release (its steerable fields before → after) or a
+/// token (its name and role). Never a secret: no token, session cookie or CSRF token in any field.
 public enum AuditEntry {
-    public static func json(time: Timestamp, action: String, release: String, before: Release?, after: Release?,
-                            session: String, peer: String) -> [UInt8] {
+    public enum Subject: Sendable {
+        case release(String, before: Release?, after: Release?)
+        case token(name: String, role: Role)
+    }
+
+    public static func json(time: Timestamp, action: String, actor: String?, peer: String, session: String?,
+                            subject: Subject?) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.field("ts", time.rfc3339)
         w.field("action", action)
-        w.field("release", release)
-        w.key("before")
-        summary(before, &w)
-        w.key("after")
-        summary(after, &w)
-        w.field("session", session)
+        w.key("actor")
+        if let actor { w.string(actor) } else { w.null() }
         w.field("peer", peer)
+        if let session { w.field("session", session) }
+        switch subject {
+        case .release(let id, let before, let after)?:
+            w.field("release", id)
+            w.key("before")
+            summary(before, &w)
+            w.key("after")
+            summary(after, &w)
+        case .token(let name, let role)?:
+            w.field("token", name)
+            w.field("role", role.rawValue)
+        case nil:
+            break
+        }
         w.endObject()
         return w.bytes
     }

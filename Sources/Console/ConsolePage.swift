@@ -1,3 +1,4 @@
+import AccessTokens
 import HTMLPage
 
 /// The frame of every console page: no inline script or style (the CSP forbids both), the
@@ -5,16 +6,17 @@ import HTMLPage
 /// where actions report their result.
 public enum ConsolePage {
     public enum View: String, Sendable, CaseIterable {
-        case releases, release, events, cost, signIn
+        case releases, release, events, cost, audit, signIn
     }
 
     public static let scriptPath = "/console/assets/console.js"
     public static let stylePath = "/console/assets/console.css"
 
-    /// `csrf` nil: the sign-in page (no session yet, so an empty token and no navigation).
-    public static func document(title: String, view: View, csrf: String?, body: String) -> String {
+    /// `session` nil: the sign-in page (no session yet, so an empty token and no navigation).
+    /// Signed in, the header names who (SPEC §15.1: the token's name and its role).
+    public static func document(title: String, view: View, session: ConsoleSession?, body: String) -> String {
         var nav = ""
-        if csrf != nil {
+        if let session {
             func link(_ href: String, _ text: String, _ current: Bool) -> String {
                 "<a href=\"\(href)\"\(current ? " aria-current=\"page\"" : "")>\(text)</a>"
             }
@@ -22,7 +24,9 @@ public enum ConsolePage {
                 + link("/console/", "Releases", view == .releases || view == .release)
                 + link("/console/events", "Events", view == .events)
                 + link("/console/cost", "Cost", view == .cost)
-                + "</nav><button type=\"button\" id=\"sign-out\" class=\"secondary\">Sign out</button></header>\n"
+                + link("/console/audit", "Audit", view == .audit)
+                + "</nav><p id=\"signed-in\">Signed in as <strong>\(HTMLPage.escape(session.principal.name))</strong> (\(session.principal.role.rawValue))</p>"
+                + "<button type=\"button\" id=\"sign-out\" class=\"secondary\">Sign out</button></header>\n"
         }
         // Under the pages' `Referrer-Policy: no-referrer` a browser posts a form with `Origin:
         // null`, which the server refuses (SPEC §15.1); `same-origin` makes the sign-in form send
@@ -32,7 +36,7 @@ public enum ConsolePage {
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        \(referrer)<meta name="modeld-csrf" content="\(HTMLPage.escape(csrf ?? ""))">
+        \(referrer)<meta name="modeld-csrf" content="\(HTMLPage.escape(session?.csrfToken ?? ""))">
         <title>\(HTMLPage.escape(title)) · modeld console</title>
         <link rel="stylesheet" href="\(stylePath)">
         <script src="\(scriptPath)" defer></script></head>
@@ -54,13 +58,13 @@ public enum ConsolePage {
         if let message { body += "<p class=\"error\" role=\"alert\">\(HTMLPage.escape(message))</p>\n" }
         body += """
         <form method="post" action="/console/login" class="signin">
-        <label for="token">Admin token</label>
+        <label for="token">Token</label>
         <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
         <button type="submit">Sign in</button>
         </form>
 
         """
-        return document(title: "Sign in", view: .signIn, csrf: nil, body: body)
+        return document(title: "Sign in", view: .signIn, session: nil, body: body)
     }
 
     static func bytes(_ n: Int64) -> String {

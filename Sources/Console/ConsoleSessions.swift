@@ -1,14 +1,24 @@
+import AccessTokens
 import BinaryText
 import ContentDigest
 import Synchronization
 
-/// One signed-in browser (SPEC §15): its CSRF token, when it ends, and a short handle that names
-/// it in the audit log without being a credential.
+/// One signed-in browser (SPEC §15): who signed in (SPEC §15.1: the token's name and role), its
+/// CSRF token, when it ends, and a short handle that names it in the audit log without being a
+/// credential.
 public struct ConsoleSession: Sendable, Equatable {
+    public let principal: Principal
     public let csrfToken: String
     public let expiresAtMillis: Int64
     /// The first 12 hex digits of SHA-256(cookie): lets an auditor tell sessions apart.
     public let handle: String
+
+    public init(principal: Principal, csrfToken: String, expiresAtMillis: Int64, handle: String) {
+        self.principal = principal
+        self.csrfToken = csrfToken
+        self.expiresAtMillis = expiresAtMillis
+        self.handle = handle
+    }
 }
 
 /// The server-side session table. Cookies are 256 random bits; the table is keyed by their
@@ -22,11 +32,11 @@ public final class ConsoleSessions: Sendable {
 
     public init(lifetimeMillis: Int64) { self.lifetimeMillis = lifetimeMillis }
 
-    /// A new session and the cookie value that names it.
-    public func create(now: Int64) -> (cookie: String, session: ConsoleSession) {
+    /// A new session for `principal` and the cookie value that names it.
+    public func create(now: Int64, principal: Principal) -> (cookie: String, session: ConsoleSession) {
         let cookie = Hex.random(bytes: 32)
         let key = Self.key(cookie)
-        let session = ConsoleSession(csrfToken: Hex.random(bytes: 32), expiresAtMillis: now + lifetimeMillis,
+        let session = ConsoleSession(principal: principal, csrfToken: Hex.random(bytes: 32), expiresAtMillis: now + lifetimeMillis,
                                      handle: String(key.prefix(12)))
         table.withLock { sessions in
             if sessions.count >= Self.maxSessions {

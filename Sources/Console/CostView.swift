@@ -32,7 +32,7 @@ public enum CostView {
 
     /// `estimate`: the priced estimate or why not; `report`: the access-log summary or why not.
     public static func page(form: EstimatorForm, estimate: Result<Estimate, EstimateError>?,
-                            report: Result<ReportSummary, EstimateError>, csrf: String) -> String {
+                            report: Result<ReportSummary, EstimateError>, session: ConsoleSession) -> String {
         func field(_ id: String, _ name: String, _ label: String, _ value: String, _ hint: String) -> String {
             "<label for=\"\(id)\">\(label)</label><input id=\"\(id)\" name=\"\(name)\" value=\"\(HTMLPage.escape(value))\" placeholder=\"\(hint)\">"
         }
@@ -54,6 +54,6 @@ public enum CostView {
         case .failure(let e): body += "<p>\(HTMLPage.escape(e.message))</p>\n"
         }
         body += "</section>\n"
-        return ConsolePage.document(title: "Cost", view: .cost, csrf: csrf, body: body)
+        return ConsolePage.document(title: "Cost", view: .cost, session: session, body: body)
     }
 }

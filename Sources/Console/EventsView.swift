@@ -4,7 +4,7 @@ import HTMLPage
 /// Outcome rates per model with 95 % Wilson intervals, as `modelctl events stats` (SPEC §7.3, §15).
 public enum EventsView {
     /// `summary` nil: the events directory could not be read (none yet, or an error).
-    public static func page(_ stats: OutcomeStats, summary: EventExport.Summary?, csrf: String) -> String {
+    public static func page(_ stats: OutcomeStats, summary: EventExport.Summary?, session: ConsoleSession) -> String {
         var body = "<h1>Events</h1>\n"
         body += """
         <form method="get" action="/console/events" class="inline">
@@ -17,7 +17,7 @@ public enum EventsView {
             body += "<p class=\"sub\">\(summary.exported) events read (duplicates dropped: \(summary.duplicateEvents)) from \(summary.segments) segment\(summary.segments == 1 ? "" : "s")</p>\n"
         }
         guard !stats.groups.isEmpty else {
-            return ConsolePage.document(title: "Events", view: .events, csrf: csrf, body: body + "<p>No events recorded yet.</p>\n")
+            return ConsolePage.document(title: "Events", view: .events, session: session, body: body + "<p>No events recorded yet.</p>\n")
         }
         body += "<table><caption>Outcome rates per model (95 % Wilson interval)</caption><thead><tr><th scope=\"col\">Model</th><th scope=\"col\">Events</th>"
             + "<th scope=\"col\">Outcome</th><th scope=\"col\">Count</th><th scope=\"col\">Rate</th><th scope=\"col\">95 % CI</th></tr></thead><tbody>\n"
@@ -29,6 +29,6 @@ public enum EventsView {
             }
         }
         body += "</tbody></table>\n"
-        return ConsolePage.document(title: "Events", view: .events, csrf: csrf, body: body)
+        return ConsolePage.document(title: "Events", view: .events, session: session, body: body)
     }
 }

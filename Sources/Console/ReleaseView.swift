@@ -1,3 +1,4 @@
+import AccessTokens
 import Guardrails
 import HTMLPage
 import JSONSupport
@@ -7,7 +8,9 @@ import ModelCatalog
 /// actions on it. Every action is a call to the admin API made by console.js.
 public enum ReleaseView {
     public static func page(_ r: Release, chunkList: String?, served: ReleasesView.Served, guardReport: GuardReport?,
-                            signature: String, csrf: String) -> String {
+                            signature: String, session: ConsoleSession) -> String {
+        // SPEC §15.1: a viewer's page shows the release without a control it may not use.
+        let steers = session.principal.role >= .publisher
         let id = r.id
         var body = "<h1>Release <code>\(id)</code></h1>\n"
         body += "<p class=\"sub\">\(HTMLPage.escape(r.label.isEmpty ? "no label" : r.label)) · channel \(HTMLPage.escape(r.channel)) · seq \(r.seq)</p>\n"
@@ -23,13 +26,13 @@ public enum ReleaseView {
         fact("Signature", HTMLPage.escape(signature))
         fact("Served today", "\(served.requests) requests, \(ConsolePage.bytes(served.bytes))")
         body += "</dl>\n"
-        if r.state != .retired { body += actions(r) }
-        body += variants(r)
+        if r.state != .retired && steers { body += actions(r) }
+        body += variants(r, steers: steers)
         if let guardReport {
             body += "<section aria-labelledby=\"guard-h\"><h2 id=\"guard-h\">Guard</h2>\n"
             body += "<div id=\"guard\" data-src=\"/console/releases/\(id)/guard\">\(guardFragment(guardReport))</div></section>\n"
         }
-        return ConsolePage.document(title: "Release \(id.prefix(8))", view: .release, csrf: csrf, body: body)
+        return ConsolePage.document(title: "Release \(id.prefix(8))", view: .release, session: session, body: body)
     }
 
     /// What the live refresh replaces: the §11.5 chart and the decision table, server-drawn.
@@ -64,22 +67,24 @@ public enum ReleaseView {
         return html + "</div></section>\n"
     }
 
-    static func variants(_ r: Release) -> String {
+    static func variants(_ r: Release, steers: Bool) -> String {
         let live = r.variants.filter { $0.removedAt == nil }
         var html = "<section aria-labelledby=\"variants-h\"><h2 id=\"variants-h\">Variants</h2>\n"
         if live.isEmpty {
             html += "<p>No variants: every client gets the release's own file.</p>\n"
         } else {
-            html += "<table><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">File</th><th scope=\"col\">Size</th><th scope=\"col\">Requires</th><th scope=\"col\"><span class=\"visually-hidden\">Action</span></th></tr></thead><tbody>"
+            html += "<table><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">File</th><th scope=\"col\">Size</th><th scope=\"col\">Requires</th>"
+                + (steers ? "<th scope=\"col\"><span class=\"visually-hidden\">Action</span></th>" : "") + "</tr></thead><tbody>"
             for v in live {
                 html += "<tr><td>\(HTMLPage.escape(v.name))</td><td>\(HTMLPage.escape(v.file))</td><td class=\"n\">\(ConsolePage.bytes(v.size))</td>"
                     + "<td><code>\(HTMLPage.escape(requiresText(v.requires)))</code></td>"
-                    + "<td><button type=\"button\" class=\"secondary\" data-remove-variant=\"\(HTMLPage.escape(v.name))\" data-release=\"\(r.id)\" "
+                guard steers else { html += "</tr>"; continue }
+                html += "<td><button type=\"button\" class=\"secondary\" data-remove-variant=\"\(HTMLPage.escape(v.name))\" data-release=\"\(r.id)\" "
                     + "aria-label=\"Remove variant \(HTMLPage.escape(v.name))\" data-confirm=\"Remove variant \(HTMLPage.escape(v.name))?\">Remove</button></td></tr>"
             }
             html += "</tbody></table>\n"
         }
-        if r.state != .retired {
+        if r.state != .retired && steers {
             html += """
             <details class="panel"><summary>Add a variant</summary>
             <form id="add-variant" data-upload="/admin/models/\(r.id)/variants">

@@ -1,3 +1,4 @@
+import AccessTokens
 import HTMLPage
 import ModelCatalog
 
@@ -10,8 +11,9 @@ public enum ReleasesView {
         public init(requests: Int64 = 0, bytes: Int64 = 0) { self.requests = requests; self.bytes = bytes }
     }
 
-    public static func page(releases: [Release], served: [String: Served], signature: String, csrf: String) -> String {
-        var body = "<h1>Releases</h1>\n" + publishForm()
+    /// The publish form only for a role that may publish (SPEC §15.1: a viewer sees no control it lacks).
+    public static func page(releases: [Release], served: [String: Served], signature: String, session: ConsoleSession) -> String {
+        var body = "<h1>Releases</h1>\n" + (session.principal.role >= .publisher ? publishForm() : "")
         let channels = Dictionary(grouping: releases, by: \.channel)
         if channels.isEmpty { body += "<p>No release published yet.</p>\n" }
         for channel in channels.keys.sorted() {
@@ -32,7 +34,7 @@ public enum ReleasesView {
             }
             body += "</tbody></table></section>\n"
         }
-        return ConsolePage.document(title: "Releases", view: .releases, csrf: csrf, body: body)
+        return ConsolePage.document(title: "Releases", view: .releases, session: session, body: body)
     }
 
     static func sdkRange(_ r: Release) -> String {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import DurableFiles
 import Synchronization
 
 /// Reloads `catalog.json` when it changes (SPEC §8: within 2 s, and on SIGHUP). Polls `stat`
@@ -10,19 +11,8 @@ import Synchronization
 /// Callbacks run on the watcher thread (or the `reloadNow` caller) one at a time and in order;
 /// they must not call back into the watcher.
 public final class CatalogWatcher: Sendable {
-    /// What identifies one version of the file: atomic replacement always changes the inode,
-    /// in-place edits change size or the nanosecond mtime.
-    struct Signature: Equatable {
-        var exists = false
-        var device: UInt64 = 0
-        var inode: UInt64 = 0
-        var size: Int64 = 0
-        var mtimeSeconds: Int = 0
-        var mtimeNanoseconds: Int = 0
-    }
-
     private struct State {
-        var signature: Signature?        // nil until the first load
+        var signature: FileStamp?        // nil until the first load
         var thread: pthread_t?
         var stopping = false
     }
@@ -154,11 +144,5 @@ public final class CatalogWatcher: Sendable {
         }
     }
 
-    func signature() -> Signature {
-        var st = stat()
-        guard stat(store.catalogPath, &st) == 0 else { return Signature() }
-        return Signature(
-            exists: true, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size),
-            mtimeSeconds: Int(st.st_mtim.tv_sec), mtimeNanoseconds: Int(st.st_mtim.tv_nsec))
-    }
+    func signature() -> FileStamp { FileStamp(of: store.catalogPath) }
 }

@@ -1,7 +1,7 @@
 // Checking `Authorization: Bearer <token>` against the configured admin token in constant time
 // (SPEC §7.1), so response timing reveals nothing about how much of a guess was right.
 
-/// The configured admin token (from `admin_token` or the token file).
+/// The configured admin token (from `admin_token` or the token file): the token `admin` (SPEC §15.1).
 public struct AdminToken: Sendable {
     private let bytes: [UInt8]
 
@@ -9,18 +9,19 @@ public struct AdminToken: Sendable {
         bytes = Array(token.utf8)
     }
 
-    /// True for `Bearer <token>` (scheme case-insensitive, RFC 9110 §11.1) with the exact token.
-    public func matches(authorization: String?) -> Bool {
-        guard let authorization else { return false }
+    /// The token of `Authorization: Bearer <token>` (scheme case-insensitive, RFC 9110 §11.1),
+    /// or nil for no header, another scheme or an empty token.
+    public static func bearer(_ authorization: String?) -> String? {
+        guard let authorization else { return nil }
         let value = Array(authorization.utf8)
         let scheme = Array("bearer ".utf8)
         guard value.count > scheme.count,
-              zip(value, scheme).allSatisfy({ ($0 | 0x20) == $1 }) else { return false }
+              zip(value, scheme).allSatisfy({ ($0 | 0x20) == $1 }) else { return nil }
         let offered = value[scheme.count...].drop { $0 == 0x20 }
-        return Self.constantTimeEquals(Array(offered), bytes)
+        return offered.isEmpty ? nil : String(decoding: offered, as: UTF8.self)
     }
 
-    /// True for exactly the token (the console's sign-in form), in constant time.
+    /// True for exactly the token (a bearer token, the console's sign-in form), in constant time.
     public func matches(token: String) -> Bool {
         Self.constantTimeEquals(Array(token.utf8), bytes)
     }

@@ -1,3 +1,4 @@
+import AccessTokens
 import BinaryText
 import Console
 import GuardRuntime
@@ -9,11 +10,14 @@ import ModelCatalog
 import ModeldConfig
 
 /// The admin API (SPEC §7.1): bearer-token protected publishing and release management.
-/// Without a configured token every admin path is 404 (secure by default). With the console on,
-/// a console session (cookie + `X-CSRF-Token` for changes) is let in too, and its changes are
-/// audited (SPEC §15): the console's actions are calls to this API, so they share its code.
+/// Without a configured admin token every admin path is 404 (secure by default). A named token
+/// opens it too, as far as its role goes (SPEC §15.1); with the console on, so does a console
+/// session (cookie + `X-CSRF-Token` for changes): the console's actions are calls to this API,
+/// so they share its code. Every change is audited under its caller.
 struct AdminResponder: Sendable {
-    let token: AdminToken?
+    /// nil: no admin token is configured, the API is off.
+    let credentials: Credentials?
+    let audit: AuditLog
     let store: CatalogStore
     let catalog: CatalogHolder
     let watcher: CatalogWatcher
@@ -22,29 +26,46 @@ struct AdminResponder: Sendable {
     let maxUploadBytes: Int64
     /// Where the guard evaluator keeps its state and decisions (SPEC §11.4).
     let dataDir: String
-    /// nil: the console is off, only the bearer token opens the API.
+    /// nil: the console is off, only bearer tokens open the API.
     let console: ConsoleAccess?
 
     static let collection = "/admin/models"
 
     // MARK: authorization
 
-    /// The bearer token, or a live console session (with its CSRF token for a change). A session
-    /// comes back as the actor its changes are audited under; the bearer token as nil. Without a
-    /// configured token every admin path is 404.
-    func authorize(_ head: RequestHead, _ exchange: Exchange) -> Result<ConsoleActor?, Refusal> {
-        guard let token else { return .failure(Refusal(response: Router.notFound)) }
-        if token.matches(authorization: head.headers["Authorization"]) { return .success(nil) }
-        if let console, let session = console.session(head) {
+    /// A bearer token (the configured admin token or a named one), or a live console session
+    /// (with its CSRF token for a change), whose role is at least `role` (else 403 `forbidden`).
+    /// The caller comes back with the address its changes are audited under. Without a
+    /// configured admin token every admin path is 404.
+    func authorize(_ head: RequestHead, _ exchange: Exchange, needs role: Role) -> Result<Caller, Refusal> {
+        guard let credentials else { return .failure(Refusal(response: Router.notFound)) }
+        let caller: Caller
+        let address = LoginThrottle.address(ofPeer: exchange.peer)
+        if let offered = AdminToken.bearer(head.headers["Authorization"]) {
+            guard let principal = credentials.principal(for: offered, nowMillis: Timestamp.now().millisecondsSinceEpoch) else {
+                return .failure(Self.unauthorized)
+            }
+            caller = Caller(principal: principal, session: nil, address: address, audit: audit)
+        } else if let console, let session = console.session(head) {
             if ConsoleAccess.needsCSRF(head.method), let refusal = ConsoleAccess.refusal(head, session) {
                 return .failure(Refusal(response: refusal))
             }
-            return .success(ConsoleActor(audit: console.audit, session: session, peer: exchange.peer))
+            caller = Caller(principal: session.principal, session: session.handle, address: address, audit: audit)
+        } else {
+            return .failure(Self.unauthorized)
         }
+        guard caller.principal.role >= role else {
+            return .failure(Refusal(response: Response.error(
+                403, "forbidden", "the token \(caller.principal.name) has the role \(caller.principal.role.rawValue); this needs \(role.rawValue)")))
+        }
+        return .success(caller)
+    }
+
+    private static let unauthorized: Refusal = {
         var r = Response.error(401, "unauthorized", "missing or wrong bearer token")
         r.headers.append("WWW-Authenticate", "Bearer")
-        return .failure(Refusal(response: r))
-    }
+        return Refusal(response: r)
+    }()
 
     // MARK: routes
 
@@ -83,7 +104,7 @@ struct AdminResponder: Sendable {
         }
     }
 
-    func publish(_ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
+    func publish(_ head: RequestHead, _ exchange: Exchange, _ caller: Caller) -> HeadDecision {
         let request: PublishRequest
         do throws(CatalogError) {
             request = try PublishRequest(parameters: try Self.parameters(head))
@@ -94,7 +115,7 @@ struct AdminResponder: Sendable {
         do throws(CatalogError) { try request.precheck(against: catalog.served.snapshot.catalog) } catch {
             return .respond(Self.errorResponse(error))
         }
-        return upload(head, exchange, actor.map { ($0, "publish", nil) }) { [self] (upload) throws(CatalogError) in
+        return upload(head, exchange, (caller, "publish", nil)) { [self] (upload) throws(CatalogError) in
             let release = try store.publish(upload, request)
             metrics.recordPublish()
             return release
@@ -102,7 +123,7 @@ struct AdminResponder: Sendable {
     }
 
     /// `POST /admin/models/ID/variants?name=&requires=&ext=` (SPEC §3.1): streamed like publish.
-    func addVariant(_ id: String, _ head: RequestHead, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
+    func addVariant(_ id: String, _ head: RequestHead, _ exchange: Exchange, _ caller: Caller) -> HeadDecision {
         let request: VariantRequest
         do throws(CatalogError) {
             request = try VariantRequest(parameters: try Self.parameters(head))
@@ -115,7 +136,7 @@ struct AdminResponder: Sendable {
         do throws(CatalogError) { try release.precheckVariant(named: request.name) } catch {
             return .respond(Self.errorResponse(error))
         }
-        return upload(head, exchange, actor.map { ($0, "add_variant", release) }) { [store] (upload) throws(CatalogError) in
+        return upload(head, exchange, (caller, "add_variant", release)) { [store] (upload) throws(CatalogError) in
             try store.addVariant(upload, to: id, request)
         }
     }
@@ -123,9 +144,9 @@ struct AdminResponder: Sendable {
     /// The upload path publish and variants share: 413 and a bad digest header answered from the
     /// head, the body streamed to models/.tmp (hashed on the fly), then `commit` on the
     /// blocking-work thread → 201 with the release and `Location`; nothing kept on failure.
-    /// `audit`: a console change, recorded once committed (action, the release before).
+    /// `audit`: who, the action and the release before, recorded once committed.
     private func upload(
-        _ head: RequestHead, _ exchange: Exchange, _ audit: (ConsoleActor, String, Release?)?,
+        _ head: RequestHead, _ exchange: Exchange, _ audit: (caller: Caller, action: String, before: Release?),
         commit: @escaping @Sendable (FinishedUpload) throws(CatalogError) -> Versioned<Release>
     ) -> HeadDecision {
         do throws(CatalogError) { try store.checkBaseURL(catalog.served.snapshot.catalog) } catch { return .respond(Self.errorResponse(error)) }
@@ -150,7 +171,7 @@ struct AdminResponder: Sendable {
                 do throws(CatalogError) {
                     let release = try commit(upload)
                     watcher.reloadNow()
-                    audit.map { $0.0.record($0.1, release: release.value.id, before: $0.2, after: release.value) }
+                    audit.caller.record(audit.action, release: release.value.id, before: audit.before, after: release.value)
                     var r = json(201, release.adminJSON())
                     r.headers.append("Location", Self.collection + "/" + release.value.id)
                     exchange.complete(r)
@@ -174,7 +195,7 @@ struct AdminResponder: Sendable {
         return parameters
     }
 
-    func patch(_ id: String, _ exchange: Exchange, _ actor: ConsoleActor?) -> HeadDecision {
+    func patch(_ id: String, _ exchange: Exchange, _ caller: Caller) -> HeadDecision {
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
@@ -187,9 +208,9 @@ struct AdminResponder: Sendable {
                     exchange.complete(json(200, release.adminJSON(publicBaseURL: served.publicBaseURL,
                                                                   catalogVersion: served.catalog.catalogVersion)))
                 } else {
-                    let audit = actor.map { ($0, AuditEntry.action(forPatch: p)) }
+                    let action = AuditEntry.action(forPatch: p)
                     BlockingWork.run { [self] in
-                        exchange.complete(mutate(id, audit) { (id: String) throws(CatalogError) -> Versioned<Release> in
+                        exchange.complete(mutate(id, caller, action) { (id: String) throws(CatalogError) -> Versioned<Release> in
                             try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir))
                         })
                     }
@@ -202,30 +223,30 @@ struct AdminResponder: Sendable {
     }
 
     /// `DELETE /admin/models/ID` (may block: the catalog and guard files are written).
-    func retire(_ id: String, _ actor: ConsoleActor?) -> Response {
-        mutate(id, actor.map { ($0, "retire") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+    func retire(_ id: String, _ caller: Caller) -> Response {
+        mutate(id, caller, "retire") { (id: String) throws(CatalogError) -> Versioned<Release> in
             try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
         }
     }
 
     /// `DELETE /admin/models/ID/variants/NAME` (may block, as retire).
-    func removeVariant(_ name: String, from id: String, _ actor: ConsoleActor?) -> Response {
-        mutate(id, actor.map { ($0, "remove_variant") }) { (id: String) throws(CatalogError) -> Versioned<Release> in
+    func removeVariant(_ name: String, from id: String, _ caller: Caller) -> Response {
+        mutate(id, caller, "remove_variant") { (id: String) throws(CatalogError) -> Versioned<Release> in
             try store.removeVariant(named: name, from: id)
         }
     }
 
     /// Runs a catalog change, reloads the served catalog, answers; call it off the loop.
-    /// `audit`: a console change and its action, recorded with the release before and after.
+    /// The change is recorded under `caller` as `action`, with the release before and after.
     private func mutate(
-        _ id: String, _ audit: (ConsoleActor, String)?,
+        _ id: String, _ caller: Caller, _ action: String,
         _ change: (String) throws(CatalogError) -> Versioned<Release>
     ) -> Response {
         do throws(CatalogError) {
             let before = catalog.served.snapshot.catalog.release(id: id)
             let release = try change(id)
             watcher.reloadNow()
-            audit.map { $0.0.record($0.1, release: id, before: before, after: release.value) }
+            caller.record(action, release: id, before: before, after: release.value)
             return json(200, release.adminJSON())
         } catch {
             return Self.errorResponse(error)

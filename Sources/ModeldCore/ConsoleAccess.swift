@@ -1,38 +1,41 @@
 import Console
-import DurableFiles
 import HTTPServer
 import HTTPWire
-import Logging
 import ModelCatalog
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// What the console adds to the admin API (SPEC §15): the session table, the sign-in throttle
-/// and the audit log. The admin API accepts a live session cookie with its CSRF token as well
-/// as the bearer token.
+/// What the console adds to the admin API (SPEC §15): the session table, the sign-in throttle,
+/// the secrets a sign-in may offer and the audit log it records sign-ins in. The admin API
+/// accepts a live session cookie with its CSRF token as well as a bearer token.
 final class ConsoleAccess: Sendable {
     static let cookieName = "modeld_session"
 
     let sessions: ConsoleSessions
     let throttle = LoginThrottle()
+    let credentials: Credentials
     let audit: AuditLog
     /// `Secure` on the cookie when `public_base_url` is https.
     let secureCookie: Bool
 
-    init(sessionSeconds: Int, secureCookie: Bool, dataDir: String) {
+    init(sessionSeconds: Int, secureCookie: Bool, credentials: Credentials, audit: AuditLog) {
         sessions = ConsoleSessions(lifetimeMillis: Int64(sessionSeconds) * 1_000)
         self.secureCookie = secureCookie
-        audit = AuditLog(path: dataDir + "/audit.jsonl")
+        self.credentials = credentials
+        self.audit = audit
     }
 
     var sessionSeconds: Int64 { sessions.lifetimeMillis / 1_000 }
 
-    /// The live session the request's cookie names.
+    /// The live session the request's cookie names. A session whose token was revoked or has
+    /// expired since the sign-in ends here (SPEC §15.1: on every replica within 2 s).
     func session(_ head: RequestHead) -> ConsoleSession? {
-        sessions.session(cookie: CookieHeader.value(named: Self.cookieName, in: head.headers["Cookie"]),
-                         now: Timestamp.now().millisecondsSinceEpoch)
+        let cookie = CookieHeader.value(named: Self.cookieName, in: head.headers["Cookie"])
+        let now = Timestamp.now().millisecondsSinceEpoch
+        guard let session = sessions.session(cookie: cookie, now: now) else { return nil }
+        guard credentials.stillValid(session.principal, nowMillis: now) else {
+            if let cookie { sessions.end(cookie: cookie) }
+            return nil
+        }
+        return session
     }
 
     /// GET and HEAD change nothing; everything else made with the cookie needs the CSRF header.
@@ -64,39 +67,13 @@ final class ConsoleAccess: Sendable {
 
     static let foreignOrigin = Response.error(403, "forbidden", "a console sign-in or change must come from the console's own origin")
 
+    /// SPEC §15.1: sign-ins, sign-outs and failed sign-ins are audited (the address, never a
+    /// secret; `actor` nil: the offered token opened nothing). Call it off the loop (fsync).
+    func record(_ action: String, actor: String?, peer: String, session: String?) {
+        audit.append(AuditEntry.json(time: .now(), action: action, actor: actor, peer: peer, session: session, subject: nil))
+    }
+
     func setCookie(_ value: String, maxAge: Int64) -> String {
         "\(Self.cookieName)=\(value); Max-Age=\(maxAge); Path=/; HttpOnly; SameSite=Strict" + (secureCookie ? "; Secure" : "")
-    }
-}
-
-/// Who made an admin change through the console: recorded with the change in the audit log.
-struct ConsoleActor: Sendable {
-    let audit: AuditLog
-    let session: ConsoleSession
-    let peer: String
-
-    func record(_ action: String, release: String, before: Release?, after: Release?) {
-        audit.append(AuditEntry.json(time: .now(), action: action, release: release, before: before, after: after,
-                                     session: session.handle, peer: LoginThrottle.address(ofPeer: peer)))
-    }
-}
-
-/// `data/audit.jsonl`: one line per console change, appended and fsynced before the change is
-/// answered. Appends are serialised so lines never interleave.
-final class AuditLog: Sendable {
-    let path: String
-    private let lock = Mutex(())
-
-    init(path: String) { self.path = path }
-
-    func append(_ line: [UInt8]) {
-        lock.withLock { _ in
-            do throws(IOFailure) {
-                try DurableFile.appendLine(line, to: path)
-            } catch {
-                // The change is made and answered; the operator learns from the log that its record is missing.
-                Logger(label: "modeld.console").error("audit: cannot append to \(path): \(error)")
-            }
-        }
     }
 }

@@ -18,7 +18,6 @@ import Glibc
 /// token and `console.enabled`); otherwise the router answers every console path 404.
 struct ConsoleResponder: Sendable {
     let access: ConsoleAccess
-    let token: AdminToken
     let catalog: CatalogHolder
     let servedToday: ServedToday
     let modelsDir: String
@@ -62,8 +61,9 @@ struct ConsoleResponder: Sendable {
 
     // MARK: sign-in
 
-    /// `POST /console/login`, form field `token`: 303 with the session cookie, or the 401 page
-    /// once the throttle's delay (≥ 200 ms) has passed; 429 while the peer is throttled.
+    /// `POST /console/login`, form field `token` (the admin token or a named one): 303 with the
+    /// session cookie, or the 401 page once the throttle's delay (≥ 200 ms) has passed; 429
+    /// while the peer is throttled. Both outcomes are audited before the answer (SPEC §15.1).
     func signIn(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         if !ConsoleAccess.fromOwnOrigin(head) { return .respond(Self.secured(ConsoleAccess.foreignOrigin)) }
         let peer = LoginThrottle.address(ofPeer: exchange.peer)
@@ -75,29 +75,38 @@ struct ConsoleResponder: Sendable {
         exchange.setBodyHandler { [self] body, _ in
             let offered = RequestHead.formItems(body)?.first { $0.name == "token" }?.value
             let now = Timestamp.now().millisecondsSinceEpoch
-            if let offered, token.matches(token: offered) {
+            if let offered, let principal = access.credentials.principal(for: offered, nowMillis: now) {
                 access.throttle.succeeded(peer: peer)
-                let (cookie, _) = access.sessions.create(now: now)
+                let (cookie, session) = access.sessions.create(now: now, principal: principal)
                 var r = Response(status: 303, headers: ["Location": "/console/"], body: [])
                 r.headers.append("Set-Cookie", access.setCookie(cookie, maxAge: access.sessionSeconds))
-                exchange.complete(Self.secured(r))
+                let signedIn = Self.secured(r)
+                BlockingWork.run { [access] in
+                    access.record("sign_in", actor: principal.name, peer: peer, session: session.handle)
+                    exchange.complete(signedIn)
+                }
             } else {
                 let delay = access.throttle.failed(peer: peer, now: now)
                 let refusal = page(401, ConsolePage.signIn(message: "Wrong token."))
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay))) { exchange.complete(refusal) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay))) { [access] in
+                    access.record("sign_in_failed", actor: nil, peer: peer, session: nil)
+                    exchange.complete(refusal)
+                }
             }
         }
         return .collectBody(limit: 8_192)
     }
 
-    /// `POST /console/logout` with the CSRF token: the session ends on the server, the cookie is cleared.
-    func signOut(_ head: RequestHead) -> Response {
+    /// `POST /console/logout` with the CSRF token: the session ends on the server, the cookie is
+    /// cleared, and the sign-out is audited (may block: the audit line is fsynced).
+    func signOut(_ head: RequestHead, _ exchange: Exchange) -> Response {
         guard let cookie = CookieHeader.value(named: ConsoleAccess.cookieName, in: head.headers["Cookie"]),
               let session = access.session(head) else {
             return Self.secured(Response.error(401, "unauthorized", "no console session"))
         }
         if let refusal = ConsoleAccess.refusal(head, session) { return Self.secured(refusal) }
         access.sessions.end(cookie: cookie)
+        access.record("sign_out", actor: session.principal.name, peer: LoginThrottle.address(ofPeer: exchange.peer), session: session.handle)
         return Self.secured(Response(status: 204, headers: ["Set-Cookie": access.setCookie("", maxAge: 0)], body: []))
     }
 
@@ -108,7 +117,7 @@ struct ConsoleResponder: Sendable {
         guard let session = access.session(head) else { return page(200, ConsolePage.signIn(message: nil)) }
         let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)
         return page(200, ReleasesView.page(releases: catalog.served.snapshot.catalog.releases, served: served,
-                                           signature: signature, csrf: session.csrfToken))
+                                           signature: signature, session: session))
     }
 
     func release(_ id: String, _ head: RequestHead) -> Response {
@@ -122,7 +131,7 @@ struct ConsoleResponder: Sendable {
         let chunks = r.file + ".chunks"
         let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)[r.id] ?? .init()
         return page(200, ReleaseView.page(r, chunkList: Glibc.access(modelsDir + "/" + chunks, F_OK) == 0 ? chunks : nil, served: served,
-                                          guardReport: guardReport(r.id), signature: signature, csrf: session.csrfToken))
+                                          guardReport: guardReport(r.id), signature: signature, session: session))
     }
 
     /// The chart and decisions only, fetched by console.js every few seconds.
@@ -147,7 +156,7 @@ struct ConsoleResponder: Sendable {
             let name = head.queryItem("name").flatMap { $0.isEmpty ? nil : $0 }
             var stats = OutcomeStats(name: name)
             let summary = try? EventExport(directory: dataDir + "/events").forEach { stats.add($0.root.value) }
-            return page(200, EventsView.page(stats, summary: summary, csrf: session.csrfToken))
+            return page(200, EventsView.page(stats, summary: summary, session: session))
         }
     }
 
@@ -160,7 +169,17 @@ struct ConsoleResponder: Sendable {
                 inputs.flatMap { i in providers.flatMap { p in Result { () throws(EstimateError) in try Estimator.estimate(i, providers: p) } } }
             }
             let report = providers.flatMap { p in trafficReport().map { $0.summary(providers: p) } }
-            return page(200, CostView.page(form: form, estimate: estimate, report: report, csrf: session.csrfToken))
+            return page(200, CostView.page(form: form, estimate: estimate, report: report, session: session))
+        }
+    }
+
+    /// `/console/audit[?actor=&release=]` (SPEC §15.1): the last 200 matching lines of the audit log.
+    func audit(_ head: RequestHead) -> Response {
+        signedIn(head) { session in
+            let actor = head.queryItem("actor").flatMap { $0.isEmpty ? nil : $0 }
+            let release = head.queryItem("release").flatMap { $0.isEmpty ? nil : $0 }
+            let lines = access.audit.recent(limit: AuditView.limit) { $0.matches(actor: actor, release: release) }
+            return page(200, AuditView.page(lines, actor: actor, release: release, session: session))
         }
     }
 

@@ -1,3 +1,4 @@
+import AccessTokens
 import HTTPServer
 import Logging
 import EventStore
@@ -151,25 +152,43 @@ public enum ModeldApp {
         guardEvaluator.start()
 
         let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds, signing: signing)
+        // SPEC §15.1: named tokens open the admin API (on only with an admin token) as far as
+        // their role goes; the book is polled off the request path.
+        let namedTokens = TokenCache(store: TokenStore(dataDir: config.dataDir))
+        let credentials = token.map { Credentials(adminToken: $0, named: namedTokens) }
+        let refreshTokens: @Sendable () -> Void = {
+            if let refused = namedTokens.refresh() {
+                Logger(label: "modeld.tokens").error("\(refused.message): no named token opens anything until it is fixed")
+            }
+        }
+        var tokenPoller: BackgroundLoop?
+        if credentials != nil {
+            refreshTokens()   // before the first request, not racing it
+            tokenPoller = BackgroundLoop { _ in refreshTokens(); return TokenCache.pollMillis }
+            tokenPoller?.start()
+        }
+        let audit = AuditLog(path: config.dataDir + "/audit.jsonl")
         // SPEC §15: the console needs the admin token (no token: 404, like the admin API).
-        let console = token != nil && config.console.enabled
+        let console = credentials.flatMap { credentials in config.console.enabled
             ? ConsoleAccess(sessionSeconds: config.console.sessionSeconds,
-                            secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true, dataDir: config.dataDir)
-            : nil
+                            secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true,
+                            credentials: credentials, audit: audit)
+            : nil }
         let accessLogPath: String? = if case .file(let path) = config.accessLog { path } else { nil }
         router.install(Router(
             latest: latest,
             models: ModelFileResponder(catalog: holder),
-            admin: AdminResponder(token: token, store: store, catalog: holder, watcher: watcher, metrics: metrics,
+            admin: AdminResponder(credentials: credentials, audit: audit, store: store, catalog: holder, watcher: watcher, metrics: metrics,
                                   instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes,
                                   dataDir: config.dataDir, console: console),
+            tokens: TokensResponder(tokens: namedTokens),
             events: EventsResponder(store: events, latest: latest, metrics: metrics, limits: config.limits),
             operations: OperationsResponder(metrics: metrics, isDraining: { server.isDraining }),
             signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds),
-            console: console.flatMap { access in token.map { token in ConsoleResponder(
-                access: access, token: token, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
+            console: console.map { access in ConsoleResponder(
+                access: access, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
                 dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: "config/pricing.json",
-                signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned") } }))
+                signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned") }))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host
         log.info("modeld \(version) listening on http://\(host):\(port) with \(catalog.releases.count) release(s); config: \(config.sourceDescription)")
@@ -187,6 +206,10 @@ public enum ModeldApp {
                 server.stop(after: Double(config.drainSeconds))
                 collector.stop()
                 guardEvaluator.stop()
+                if let tokenPoller {
+                    tokenPoller.stop()
+                    refreshTokens()   // writes the last uses noted
+                }
                 signingService?.stop()
                 rulesService.stop()
                 watcher.stop()

@@ -1,3 +1,4 @@
+import AccessTokens
 import HTTPServer
 import HTTPWire
 
@@ -8,6 +9,7 @@ struct Router: HTTPHandler {
     let latest: LatestResponder
     let models: ModelFileResponder
     let admin: AdminResponder
+    let tokens: TokensResponder
     let events: EventsResponder
     let operations: OperationsResponder
     let signedMetadata: SignedMetadataResponder
@@ -30,7 +32,7 @@ struct Router: HTTPHandler {
             exchange.label = route.label
             var request = RouteRequest(head: head, exchange: exchange, parameters: parameters)
             switch admit(route.access, head, exchange) {
-            case .success(let actor): request.actor = actor
+            case .success(let caller): request.caller = caller
             case .failure(let refusal): return .respond(refusal.response)
             }
             switch handler {
@@ -51,13 +53,15 @@ struct Router: HTTPHandler {
         return response
     }
 
-    /// The route's access rule: admin routes need the bearer token or a console session (the
-    /// session comes back as the actor its changes are audited under); console routes need the
-    /// console on. Either is a 404 when switched off, so nothing says the area exists.
-    private func admit(_ access: RouteAccess, _ head: RequestHead, _ exchange: Exchange) -> Result<ConsoleActor?, Refusal> {
+    /// The route's access rule: admin routes need a token or a console session whose role is
+    /// at least the one the table names for the method (the caller comes back as the actor its
+    /// changes are audited under); console routes need the console on. Either is a 404 when
+    /// switched off, so nothing says the area exists.
+    private func admit(_ access: RouteAccess, _ head: RequestHead, _ exchange: Exchange) -> Result<Caller?, Refusal> {
         switch access {
         case .open: .success(nil)
-        case .admin: admin.authorize(head, exchange)
+        case .admin(let read, let change):
+            admin.authorize(head, exchange, needs: Methods(requestMethod: head.method) == .get ? read : change).map { $0 }
         case .console: console == nil ? .failure(Refusal(response: ConsoleResponder.secured(Self.notFound))) : .success(nil)
         }
     }
@@ -69,10 +73,11 @@ struct Refusal: Error {
 }
 
 /// Who may reach a route, checked before its 405 so a refused caller learns nothing more.
-enum RouteAccess: Sendable {
+enum RouteAccess: Sendable, Equatable {
     case open
-    /// SPEC §7.1: the bearer token, or a console session with its CSRF token for a change.
-    case admin
+    /// SPEC §7.1, §15.1: a bearer token, or a console session with its CSRF token for a change,
+    /// whose role is at least `read` for GET and HEAD and at least `change` for any other method.
+    case admin(read: Role, change: Role)
     /// SPEC §15: the console is on; pages check the session themselves (some answer without).
     case console
 }
@@ -87,12 +92,12 @@ enum RouteHandler: Sendable {
 }
 
 /// What a handler gets: the request, its exchange, the pattern's parameters in order, and for
-/// an admin route the console session that made it (nil: the bearer token).
+/// an admin route who made it (nil on the other routes).
 struct RouteRequest: Sendable {
     let head: RequestHead
     let exchange: Exchange
     let parameters: [Substring]
-    var actor: ConsoleActor? = nil
+    var caller: Caller? = nil
 
     /// The pattern's `n`th parameter.
     func parameter(_ n: Int) -> String { String(parameters[n]) }

@@ -19,6 +19,7 @@ struct Modelctl: ParsableCommand {
             CatalogCommand.self,
             VariantCommand.self,
             KeysCommand.self,
+            TokensCommand.self,
             SignCommand.self,
             CostCommand.self,
             EventsCommand.self,

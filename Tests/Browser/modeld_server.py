@@ -78,6 +78,13 @@ class Modeld:
         csrf = re.search(rb'<meta name="modeld-csrf" content="([0-9a-f]+)">', page).group(1).decode()
         return cookie, csrf
 
+    def create_token(self, name, role):
+        """A named token (SPEC §15.1) through the admin API: its secret."""
+        status, _, body = self.admin("POST", "/admin/tokens", json.dumps({"name": name, "role": role}),
+                                     {"Content-Type": "application/json"})
+        assert status == 201, (status, body)
+        return json.loads(body)["token"]
+
     def publish(self, content, sdk_min="1.0", extra=""):
         status, _, body = self.admin("POST", "/admin/models?sdk_min=%s&ext=bin%s" % (sdk_min, extra), content)
         assert status == 201, (status, body)

@@ -198,9 +198,9 @@ def refusals_without_cookie_without_csrf_with_a_wrong_csrf_and_after_expiry():
 
 # ---------------------------------------------------------------- in the browser
 
-def sign_in(page, server):
+def sign_in(page, server, token=None):
     page.goto(server.base + "/console/")
-    page.get_by_label("Admin token").fill(server.token)
+    page.get_by_label("Token").fill(token or server.token)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Releases")).to_be_visible(timeout=WAIT_MS)
     secrets.add(page.locator('meta[name="modeld-csrf"]').get_attribute("content"))
@@ -316,17 +316,18 @@ def publish_rollout_guard_chart_pause_and_sign_out_in_the_browser(server, browse
 
     # the audit log has the console's changes, before → after
     lines = [json.loads(l) for l in open(os.path.join(server.data, "audit.jsonl"))]
-    actions = [(l["action"], l["release"]) for l in lines]
+    actions = [(l["action"], l.get("release")) for l in lines]
     assert ("publish", rid) in actions and ("rollout", rid) in actions and ("publish", gid) in actions and ("pause", gid) in actions, actions
     rollout = next(l for l in lines if l["action"] == "rollout")
     assert rollout["before"]["rollout_percent"] == 100 and rollout["after"]["rollout_percent"] == 10
+    assert rollout["actor"] == "admin" and rollout["peer"] == "127.0.0.1" and re.fullmatch(r"[0-9a-f]{12}", rollout["session"]), rollout
     pause = next(l for l in lines if l["action"] == "pause")
     assert pause["before"]["state"] == "active" and pause["after"]["state"] == "paused" and re.match(r"\d{4}-\d\d-\d\dT", pause["ts"])
 
     # sign out: the server forgets the session, the old cookie opens nothing
     cookie = next(c["value"] for c in context.cookies() if c["name"] == "modeld_session")
     page.get_by_role("button", name="Sign out").click()
-    expect(page.get_by_label("Admin token")).to_be_visible()
+    expect(page.get_by_label("Token")).to_be_visible()
     status, _, _ = server.request("GET", "/console/events", headers={"Cookie": "modeld_session=" + cookie})
     assert status == 401
     context.close()
@@ -476,7 +477,7 @@ def variants_resume_and_retire_in_the_browser(server, browser):
     expect(page.locator("#state")).to_have_text("retired")
     assert server.release(rid)["state"] == "retired"
     expect(page.get_by_role("button", name="Retire")).to_have_count(0)
-    actions = [(l["action"], l["release"]) for l in map(json.loads, open(os.path.join(server.data, "audit.jsonl")))]
+    actions = [(l["action"], l.get("release")) for l in map(json.loads, open(os.path.join(server.data, "audit.jsonl")))]
     for action in ("add_variant", "remove_variant", "resume", "retire"):
         assert (action, rid) in actions, (action, actions)
     context.close()
@@ -513,6 +514,77 @@ def resuming_a_release_its_guard_paused_stops_the_guard(server, browser):
     expect(page.locator("#guard-status")).to_have_text("stopped")
     records = [json.loads(line) for line in open(os.path.join(server.data, "guard-decisions.jsonl"))]
     assert [r["rule"] for r in records if r["release"] == gid] == ["pause", "manual_override"], records
+    context.close()
+
+
+@test
+def a_viewers_console_shows_no_publish_or_rollout_controls(server, browser):
+    """SPEC §15.1: a viewer signs in with a named token and sees every view, but no control its
+    role lacks; the admin API refuses what the page does not offer (403)."""
+    rid = server.publish(b"viewer-sees", extra="&channel=viewer")["id"]
+    token = server.create_token("vicky", "viewer")
+    secrets.add(token)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server, token)
+    expect(page.locator("#signed-in")).to_have_text("Signed in as vicky (viewer)")
+    expect(page.get_by_role("link", name=rid[:8] + "…")).to_be_visible()
+    expect(page.get_by_text("Publish a release")).to_have_count(0)
+    expect(page.locator("main form")).to_have_count(0)
+    page.screenshot(path=os.path.join(SHOTS, "console-viewer.png"), full_page=True)
+    no_unnamed_controls(page, "viewer releases")
+    page.get_by_role("link", name=rid[:8] + "…").click()
+    expect(page.get_by_role("heading", name=re.compile("^Release "))).to_be_visible()
+    for name in ("Set rollout", "Pause", "Resume", "Retire", "Add variant"):
+        expect(page.get_by_role("button", name=name)).to_have_count(0)
+    expect(page.get_by_label("Rollout %")).to_have_count(0)
+    # the only buttons are Sign out (and the confirm dialog's, never shown)
+    assert page.locator("main button").count() == 0
+    # what the page does not offer, the API refuses: a PATCH with the session's CSRF token
+    status = page.evaluate('fetch("/admin/models/%s", {method: "PATCH", headers: {"Content-Type": "application/json", '
+                           '"X-CSRF-Token": document.querySelector(\'meta[name="modeld-csrf"]\').content}, '
+                           'body: JSON.stringify({rollout_percent: 1})}).then(r => r.status)' % rid)
+    assert status == 403 and server.release(rid)["rollout_percent"] == 100, status
+    context.close()
+
+
+@test
+def the_audit_view_shows_who_did_what_filtered_by_actor_or_release(server, browser):
+    """SPEC §15.1: audit lines name the actor and the address; the console's audit view lists
+    the last ones and filters them by actor or by release."""
+    token = server.create_token("petra", "publisher")
+    secrets.add(token)
+    rid = server.publish(b"audited", extra="&channel=audit")["id"]
+    other = server.publish(b"audited-too", extra="&channel=audit2")["id"]
+    for release, percent in ((rid, 30), (other, 20)):
+        status, _, body = server.request("PATCH", "/admin/models/" + release, json.dumps({"rollout_percent": percent}),
+                                         {"Authorization": "Bearer " + token})
+        assert status == 200, (status, body)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    page.get_by_role("link", name="Audit").click()
+    expect(page.get_by_role("heading", name="Audit")).to_be_visible()
+    table = page.get_by_role("table")
+    expect(table).to_contain_text("sign_in")
+    expect(table).to_contain_text("petra")
+    # filter by actor: only petra's two rollouts
+    page.get_by_label("Actor").fill("petra")
+    page.get_by_role("button", name="Filter").click()
+    expect(page.locator("tbody tr")).to_have_count(2)
+    expect(table).to_contain_text("rollout_percent 100 → 30")
+    expect(table).to_contain_text("127.0.0.1")
+    page.screenshot(path=os.path.join(SHOTS, "console-audit.png"), full_page=True)
+    no_unnamed_controls(page, "audit")
+    # a release's link filters by that release: its publish (by admin) and petra's rollout
+    page.get_by_role("link", name=rid[:8] + "…").first.click()
+    expect(page.get_by_label("Release")).to_have_value(rid)
+    rows = page.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    assert sorted(rows.nth(i).locator("td").nth(1).inner_text() for i in range(2)) == ["admin", "petra"]
+    assert other[:8] not in page.locator("tbody").inner_text()
     context.close()
 
 

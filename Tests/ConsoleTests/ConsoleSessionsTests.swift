@@ -1,28 +1,29 @@
+import AccessTokens
 import Console
 import Testing
 
 @Suite struct ConsoleSessionsTests {
     @Test func aSessionLivesUntilItsLifetimeEndsAndEndsOnSignOut() {
         let sessions = ConsoleSessions(lifetimeMillis: 1_000)
-        let (cookie, session) = sessions.create(now: 10_000)
+        let (cookie, session) = sessions.create(now: 10_000, principal: .configuredAdmin)
         #expect(cookie.utf8.count == 64)   // 256 random bits, hex
         #expect(session.csrfToken.utf8.count == 64 && session.csrfToken != cookie)
         #expect(sessions.session(cookie: cookie, now: 10_999) == session)
         #expect(sessions.session(cookie: cookie, now: 11_000) == nil)   // expired, and forgotten
         #expect(sessions.count == 0)
-        let (second, _) = sessions.create(now: 20_000)
+        let (second, _) = sessions.create(now: 20_000, principal: .configuredAdmin)
         sessions.end(cookie: second)
         #expect(sessions.session(cookie: second, now: 20_001) == nil)
     }
 
     @Test func cookiesThatAreNotSessionsAreRefused() {
         let sessions = ConsoleSessions(lifetimeMillis: 60_000)
-        let (cookie, _) = sessions.create(now: 0)
+        let (cookie, _) = sessions.create(now: 0, principal: .configuredAdmin)
         #expect(sessions.session(cookie: nil, now: 1) == nil)
         #expect(sessions.session(cookie: "", now: 1) == nil)
         #expect(sessions.session(cookie: cookie.uppercased(), now: 1) == nil)
         #expect(sessions.session(cookie: String(cookie.dropLast()) + (cookie.last == "0" ? "1" : "0"), now: 1) == nil)
-        #expect(sessions.create(now: 0).cookie != cookie)
+        #expect(sessions.create(now: 0, principal: .configuredAdmin).cookie != cookie)
     }
 
     @Test func csrfComparisonNeedsTheExactToken() {

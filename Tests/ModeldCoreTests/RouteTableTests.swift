@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import AccessTokens
 @testable import GuardRuntime
 import Guardrails
 import HTTPServer
@@ -53,7 +54,8 @@ private struct Fixture {
     var latest: LatestResponder { LatestResponder(catalog: holder, maxAgeSeconds: 60) }
 
     func admin(token: String? = "s3cret") -> AdminResponder {
-        AdminResponder(token: token.map(AdminToken.init), store: store, catalog: holder,
+        AdminResponder(credentials: token.map { Credentials(adminToken: AdminToken($0), named: TokenCache(store: TokenStore(dataDir: dir + "/data"))) },
+                       audit: AuditLog(path: dir + "/data/audit.jsonl"), store: store, catalog: holder,
                        watcher: CatalogWatcher(store: store, onChange: { _ in }, onError: { _ in }),
                        metrics: Metrics(version: "test"), instance: "test", maxUploadBytes: 1 << 20, dataDir: dir + "/data", console: nil)
     }
@@ -263,13 +265,29 @@ private func errorCode(_ r: Response) throws -> String? {
     @Test(arguments: [
         ("GET", "/admin/models/\(Fixture.plain)/guard"), ("DELETE", "/admin/models/\(Fixture.plain)"),
         ("DELETE", "/admin/models/\(Fixture.plain)/variants/small"), ("GET", "/console/releases/\(Fixture.plain)/guard"),
-        ("GET", "/console/releases/\(Fixture.plain)"), ("GET", "/console/events"), ("GET", "/console/cost"),
+        ("GET", "/console/releases/\(Fixture.plain)"), ("GET", "/console/events"), ("GET", "/console/cost"), ("GET", "/console/audit"),
+        ("GET", "/admin/tokens"), ("DELETE", "/admin/tokens/ci"), ("POST", "/console/logout"),
         ("GET", "/rules/stable.sig.json"), ("GET", "/details/1.json"), ("GET", "/latest_model_details.sig.json"),
     ])
     func routerTable_routesThatReadFiles_block(method: String, path: String) {
         guard case .found(_, .blocking, _) = Router.table.match(method: method, path: path) else {
             Issue.record("\(method) \(path) is answered on the loop")
             return
+        }
+    }
+
+    /// SPEC §15.1: every admin route names its least role in the table: viewers read releases,
+    /// publishers change them, only admins reach the tokens; nothing else is an admin route.
+    @Test func routerTable_everyAdminRouteNamesItsRoles_SPEC15_1() {
+        for route in Router.table.routes {
+            let pattern = route.pattern.description
+            switch (pattern.hasPrefix("/admin/tokens"), pattern.hasPrefix("/admin/"), route.access) {
+            case (true, _, .admin(let read, let change)): #expect(read == .admin && change == .admin, "\(pattern)")
+            case (false, true, .admin(let read, let change)): #expect(read == .viewer && change == .publisher, "\(pattern)")
+            case (_, true, let access): Issue.record("\(pattern) is an admin path without roles: \(access)")
+            case (_, false, .admin): Issue.record("\(pattern) needs a token but is no admin path")
+            case (_, false, _): break
+            }
         }
     }
 
