@@ -42,6 +42,8 @@ extension Router {
         route("/admin/models/{id}/variants/{name}", .admin, access: .admin, [
             .delete: .blocking { r, q in r.admin.removeVariant(q.parameter(1), from: q.parameter(0), q.actor) },
         ]),
+        // What is live now (SPEC §15.1), from the served catalog.
+        route("/admin/live", .admin, access: .admin, [.get: .loop { r, q in .respond(r.admin.live(q.head)) }]),
         route("/admin/models/{rest...}", .admin, access: .admin, [.all: .loop { _, _ in .respond(Router.notFound) }]),
 
         route("/console", .other, access: .console, [.all: console { c, _ in .respond(c.home()) }]),
