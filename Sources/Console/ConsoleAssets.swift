@@ -33,6 +33,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}dt{colo
 .card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;min-width:170px;background:#f8fafc}
 .card .k{color:var(--muted);font-size:12px}.card .v{font-size:20px;font-weight:600}.card .d{color:var(--muted);font-size:12px}
 .chart{overflow-x:auto}svg text{font:12px system-ui,sans-serif;fill:#334e68}
+ul.plain{list-style:none;margin:0;padding:0}.share{display:inline-block;min-width:64px;text-align:right;font-weight:600;font-variant-numeric:tabular-nums}
+.state.shadowed{background:#e4e7eb;color:var(--muted)}
 dialog{border:1px solid var(--line);border-radius:8px;padding:16px 20px}
 """#
 }
