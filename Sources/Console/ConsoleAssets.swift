@@ -1,5 +1,10 @@
-/// The console's two static files, served from memory with the console's headers.
+/// The console's static files, served from memory with the console's headers.
 public enum ConsoleAssets {
+    /// The tab icon: a package (a cube outline) in the console's accent colour.
+    public static let icon = #"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f5f99"/><path d="M8 11l8-4 8 4v10l-8 4-8-4z" fill="none" stroke="#fff" stroke-width="2.2" stroke-linejoin="round"/><path d="M8 11l8 4 8-4M16 15v10" fill="none" stroke="#fff" stroke-width="2.2" stroke-linejoin="round"/></svg>
+"""#
+
     public static let style = #"""
 :root{--fg:#1f2933;--muted:#52606d;--line:#d9e2ec;--accent:#1f5f99;--bad:#b42318;--ok:#1e7145}
 *{box-sizing:border-box}

@@ -10,6 +10,7 @@ public enum ConsolePage {
 
     public static let scriptPath = "/console/assets/console.js"
     public static let stylePath = "/console/assets/console.css"
+    public static let iconPath = "/console/assets/favicon.svg"
 
     /// `csrf` nil: the sign-in page (no session yet, so an empty token and no navigation).
     public static func document(title: String, view: View, csrf: String?, body: String) -> String {
@@ -34,6 +35,7 @@ public enum ConsolePage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         \(referrer)<meta name="modeld-csrf" content="\(HTMLPage.escape(csrf ?? ""))">
         <title>\(HTMLPage.escape(title)) · modeld console</title>
+        <link rel="icon" href="\(iconPath)" type="image/svg+xml">
         <link rel="stylesheet" href="\(stylePath)">
         <script src="\(scriptPath)" defer></script></head>
         <body data-view="\(view.rawValue)">
@@ -49,12 +51,14 @@ public enum ConsolePage {
         """
     }
 
-    public static func signIn(message: String?) -> String {
+    /// `returnTo`: the page to land on after signing in (a `ReturnPath`), else `/console/`.
+    public static func signIn(message: String?, returnTo: String? = nil) -> String {
         var body = "<h1>modeld console</h1>\n"
         if let message { body += "<p class=\"error\" role=\"alert\">\(HTMLPage.escape(message))</p>\n" }
+        let next = ReturnPath.validated(returnTo).map { "<input type=\"hidden\" name=\"next\" value=\"\(HTMLPage.escape($0))\">\n" } ?? ""
         body += """
         <form method="post" action="/console/login" class="signin">
-        <label for="token">Admin token</label>
+        \(next)<label for="token">Admin token</label>
         <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
         <button type="submit">Sign in</button>
         </form>

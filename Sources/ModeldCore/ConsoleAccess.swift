@@ -4,6 +4,7 @@ import HTTPServer
 import HTTPWire
 import Logging
 import ModelCatalog
+import ModeldConfig
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -20,11 +21,19 @@ final class ConsoleAccess: Sendable {
     let audit: AuditLog
     /// `Secure` on the cookie when `public_base_url` is https.
     let secureCookie: Bool
+    /// `trusted_proxies` (SPEC §8): whose `X-Forwarded-For` names the client address.
+    let trustedProxies: [AddressRange]
 
-    init(sessionSeconds: Int, secureCookie: Bool, dataDir: String) {
+    init(sessionSeconds: Int, secureCookie: Bool, trustedProxies: [AddressRange], dataDir: String) {
         sessions = ConsoleSessions(lifetimeMillis: Int64(sessionSeconds) * 1_000)
         self.secureCookie = secureCookie
+        self.trustedProxies = trustedProxies
         audit = AuditLog(path: dataDir + "/audit.jsonl")
+    }
+
+    /// The address the sign-in throttle counts failures for (`ClientAddress`).
+    func clientAddress(_ head: RequestHead, peer: String) -> String {
+        ClientAddress.resolve(peer: peer, forwardedFor: head.headers.values("X-Forwarded-For"), trusted: trustedProxies)
     }
 
     var sessionSeconds: Int64 { sessions.lifetimeMillis / 1_000 }

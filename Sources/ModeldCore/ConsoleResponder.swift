@@ -46,11 +46,14 @@ struct ConsoleResponder: Sendable {
 
     func style() -> Response { asset(ConsoleAssets.style, "text/css; charset=utf-8") }
 
+    func icon() -> Response { asset(ConsoleAssets.icon, "image/svg+xml") }
+
     /// The pages below `/console/` answer a signed-in operator only; anyone else gets the
-    /// sign-in page as a 401.
+    /// sign-in page as a 401, which returns to the page once signed in (SPEC §15.1).
     private func signedIn(_ head: RequestHead, _ answer: (ConsoleSession) -> Response) -> Response {
         guard let session = access.session(head) else {
-            return page(401, ConsolePage.signIn(message: "Sign in to see this page."))
+            let target = head.query.isEmpty ? head.path : head.path + "?" + head.query
+            return page(401, ConsolePage.signIn(message: "Sign in to see this page.", returnTo: target))
         }
         return answer(session)
     }
@@ -62,28 +65,25 @@ struct ConsoleResponder: Sendable {
 
     // MARK: sign-in
 
-    /// `POST /console/login`, form field `token`: 303 with the session cookie, or the 401 page
-    /// once the throttle's delay (≥ 200 ms) has passed; 429 while the peer is throttled.
+    /// `POST /console/login`, form fields `token` and `next`: 303 to `next` (a same-origin path,
+    /// else `/console/`) with the session cookie. A correct token always passes; a wrong one is
+    /// answered 401 once the throttle's delay (≥ 200 ms, growing per client address) has passed.
     func signIn(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         if !ConsoleAccess.fromOwnOrigin(head) { return .respond(Self.secured(ConsoleAccess.foreignOrigin)) }
-        let peer = LoginThrottle.address(ofPeer: exchange.peer)
-        if case .throttled(let wait) = access.throttle.check(peer: peer, now: Timestamp.now().millisecondsSinceEpoch) {
-            var r = page(429, ConsolePage.signIn(message: "Too many failed sign-ins: wait a moment and try again."))
-            r.headers.append("Retry-After", String(max(1, (wait + 999) / 1_000)))
-            return .respond(r)
-        }
+        let address = access.clientAddress(head, peer: exchange.peer)
         exchange.setBodyHandler { [self] body, _ in
-            let offered = RequestHead.formItems(body)?.first { $0.name == "token" }?.value
-            let now = Timestamp.now().millisecondsSinceEpoch
+            let form = RequestHead.formItems(body) ?? []
+            let offered = form.first { $0.name == "token" }?.value
+            let next = ReturnPath.validated(form.first { $0.name == "next" }?.value)
             if let offered, token.matches(token: offered) {
-                access.throttle.succeeded(peer: peer)
-                let (cookie, _) = access.sessions.create(now: now)
-                var r = Response(status: 303, headers: ["Location": "/console/"], body: [])
+                access.throttle.succeeded(address: address)
+                let (cookie, _) = access.sessions.create(now: Timestamp.now().millisecondsSinceEpoch)
+                var r = Response(status: 303, headers: ["Location": next ?? "/console/"], body: [])
                 r.headers.append("Set-Cookie", access.setCookie(cookie, maxAge: access.sessionSeconds))
                 exchange.complete(Self.secured(r))
             } else {
-                let delay = access.throttle.failed(peer: peer, now: now)
-                let refusal = page(401, ConsolePage.signIn(message: "Wrong token."))
+                let delay = access.throttle.failed(address: address, now: Timestamp.now().millisecondsSinceEpoch)
+                let refusal = page(401, ConsolePage.signIn(message: "Wrong token.", returnTo: next))
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay))) { exchange.complete(refusal) }
             }
         }
@@ -103,9 +103,13 @@ struct ConsoleResponder: Sendable {
 
     // MARK: views
 
-    /// `/console/`: the releases, or the sign-in form (200) to anyone not signed in.
+    /// `/console/`: the releases, or the sign-in form (200) to anyone not signed in. The
+    /// console's "session ended" link is `/console/?next=PAGE`: the form carries `next` on, and a
+    /// browser already signed in (another tab) goes straight there.
     func releases(_ head: RequestHead) -> Response {
-        guard let session = access.session(head) else { return page(200, ConsolePage.signIn(message: nil)) }
+        let next = ReturnPath.validated(head.queryItem("next"))
+        guard let session = access.session(head) else { return page(200, ConsolePage.signIn(message: nil, returnTo: next)) }
+        if let next { return Self.secured(Response(status: 303, headers: ["Location": next], body: [])) }
         let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)
         return page(200, ReleasesView.page(releases: catalog.served.snapshot.catalog.releases, served: served,
                                            signature: signature, csrf: session.csrfToken))
@@ -141,13 +145,18 @@ struct ConsoleResponder: Sendable {
         return GuardReport(statusDocument: document, id: id)
     }
 
-    /// Reads every event segment (deduplicated, as `modelctl events stats`).
+    /// Reads the event segments of the window (deduplicated, as `modelctl events stats`).
     func events(_ head: RequestHead) -> Response {
         signedIn(head) { session in
-            let name = head.queryItem("name").flatMap { $0.isEmpty ? nil : $0 }
-            var stats = OutcomeStats(name: name)
-            let summary = try? EventExport(directory: dataDir + "/events").forEach { stats.add($0.root.value) }
-            return page(200, EventsView.page(stats, summary: summary, csrf: session.csrfToken))
+            let filter = EventsView.Filter(name: head.queryItem("name") ?? "", from: head.queryItem("from") ?? "", to: head.queryItem("to") ?? "")
+            var stats = EventsView.Stats()
+            var summary: EventExport.Summary?
+            if filter.problem == nil {
+                let export = EventExport(directory: dataDir + "/events", since: filter.from.nonEmpty, until: filter.to.nonEmpty)
+                summary = try? export.forEach { stats.add($0.root.value, only: filter.name.nonEmpty) }
+            }
+            let labels = Dictionary(catalog.served.snapshot.catalog.releases.map { ($0.id, $0.label) }, uniquingKeysWith: { a, _ in a })
+            return page(filter.problem == nil ? 200 : 400, EventsView.page(stats, filter: filter, summary: summary, labels: labels, csrf: session.csrfToken))
         }
     }
 
@@ -159,8 +168,11 @@ struct ConsoleResponder: Sendable {
             let estimate = form.inputs().map { inputs -> Result<Estimate, EstimateError> in
                 inputs.flatMap { i in providers.flatMap { p in Result { () throws(EstimateError) in try Estimator.estimate(i, providers: p) } } }
             }
-            let report = providers.flatMap { p in trafficReport().map { $0.summary(providers: p) } }
-            return page(200, CostView.page(form: form, estimate: estimate, report: report, csrf: session.csrfToken))
+            // The traffic is reported without prices when the price table cannot be read.
+            let report = trafficReport().map { $0.summary(providers: (try? providers.get()) ?? []) }
+            let pricingProblem: String? = if case .failure(let e) = providers { e.message } else { nil }
+            return page(200, CostView.page(form: form, estimate: estimate, report: report, pricingProblem: pricingProblem,
+                                           csrf: session.csrfToken))
         }
     }
 
@@ -200,4 +212,8 @@ struct ConsoleResponder: Sendable {
         }
         return r
     }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

@@ -154,7 +154,8 @@ public enum ModeldApp {
         // SPEC §15: the console needs the admin token (no token: 404, like the admin API).
         let console = token != nil && config.console.enabled
             ? ConsoleAccess(sessionSeconds: config.console.sessionSeconds,
-                            secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true, dataDir: config.dataDir)
+                            secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true,
+                            trustedProxies: config.console.trustedProxies, dataDir: config.dataDir)
             : nil
         let accessLogPath: String? = if case .file(let path) = config.accessLog { path } else { nil }
         router.install(Router(
@@ -168,7 +169,7 @@ public enum ModeldApp {
             signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds),
             console: console.flatMap { access in token.map { token in ConsoleResponder(
                 access: access, token: token, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
-                dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: "config/pricing.json",
+                dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: config.console.pricingFile,
                 signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned") } }))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host

@@ -50,6 +50,7 @@ extension Router {
         route("/console/", .other, access: .console, [.get: console { c, q in .respond(c.releases(q.head)) }]),
         route("/console/assets/console.js", .other, access: .console, [.get: console { c, _ in .respond(c.script()) }]),
         route("/console/assets/console.css", .other, access: .console, [.get: console { c, _ in .respond(c.style()) }]),
+        route("/console/assets/favicon.svg", .other, access: .console, [.get: console { c, _ in .respond(c.icon()) }]),
         route("/console/login", .other, access: .console, [.post: console { c, q in c.signIn(q.head, q.exchange) }]),
         route("/console/logout", .other, access: .console, [.post: console { c, q in .respond(c.signOut(q.head)) }]),
         // Every event segment, the access log and the pricing file, or the guard's files.
