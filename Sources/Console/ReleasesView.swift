@@ -38,6 +38,8 @@ public enum ReleasesView {
 
     /// One table per channel: per SDK range, the share each release answers (guarded
     /// challengers at their stage), the part that gets no model, and who answers nobody and why.
+    static let shownPerRange = 5
+
     static func liveSection(_ live: LiveView, releases: [Release]) -> String {
         let byID = Dictionary(releases.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         func name(_ id: String) -> String {
@@ -59,7 +61,9 @@ public enum ReleasesView {
                 }
                 let rest = 1 - range.serving.reduce(0) { $0 + $1.share }
                 if rest > 0.000_001 { serving.append("<li><span class=\"share\">\(ConsolePage.percent(rest))</span> no model (404)</li>") }
-                let nobody = range.shadowed.map { id -> String in
+                // The newest few only: every superseded release of a range answers nobody, and a
+                // list of hundreds would bury the ones that matter (and slow the page down).
+                var nobody = range.shadowed.prefix(shownPerRange).map { id -> String in
                     // (badge class, words): paused and retired as such; an active one is outranked or at 0 %.
                     let (badge, why) = switch byID[id]?.state {
                     case .paused?: ("paused", "paused")
@@ -67,6 +71,9 @@ public enum ReleasesView {
                     default: ("shadowed", byID[id]?.rolloutPercent == 0 ? "at 0 %" : "shadowed")
                     }
                     return "<li>\(name(id)) <span class=\"state \(badge)\">\(why)</span></li>"
+                }
+                if range.shadowed.count > shownPerRange {
+                    nobody.append("<li class=\"note\">and \(range.shadowed.count - shownPerRange) older (listed below)</li>")
                 }
                 body += "<tr><td>\(HTMLPage.escape("≥ \(range.sdkMin)" + (range.sdkMax.map { ", < \($0)" } ?? "")))</td>"
                     + "<td><ul class=\"plain\">\(serving.joined())</ul></td>"
