@@ -15,6 +15,19 @@ extension ConsoleAssets {
     status.className = isError ? "error" : "ok";
   }
 
+  // SPEC §15.1: a 401 means the session ended (expired, signed out elsewhere, server restarted).
+  // Say so, and link to sign-in, which brings the operator back to this page.
+  function sessionEnded() {
+    if (!status) return;
+    const link = document.createElement("a");
+    link.href = "/console/?next=" + encodeURIComponent(window.location.pathname + window.location.search);
+    link.textContent = "Sign in again";
+    status.replaceChildren("Your session has ended. ", link, " to continue on this page.");
+    status.className = "error";
+  }
+
+  class SessionEnded extends Error {}
+
   // The SPEC §10 error shape, {"error":code,"message":text}, or whatever the body was.
   function describe(xhrStatus, body) {
     try {
@@ -30,6 +43,7 @@ extension ConsoleAssets {
     const r = await fetch(url, { method: method, headers: headers, credentials: "same-origin",
                                  body: json === undefined ? undefined : JSON.stringify(json) });
     const text = await r.text();
+    if (r.status === 401) throw new SessionEnded();
     if (!r.ok) throw new Error(describe(r.status, text));
     return text;
   }
@@ -54,7 +68,7 @@ extension ConsoleAssets {
       say(done, false);
       window.setTimeout(function () { window.location.reload(); }, 400);
     } catch (e) {
-      say(e.message, true);
+      if (e instanceof SessionEnded) sessionEnded(); else say(e.message, true);
       button.disabled = false;
     }
   }
@@ -86,6 +100,8 @@ extension ConsoleAssets {
         const release = JSON.parse(xhr.responseText);
         say("Done: release " + release.id, false);
         window.setTimeout(function () { window.location.assign("/console/releases/" + release.id); }, 400);
+      } else if (xhr.status === 401) {
+        sessionEnded();
       } else {
         say(describe(xhr.status, xhr.responseText), true);
       }
@@ -131,7 +147,9 @@ extension ConsoleAssets {
   const signOut = document.getElementById("sign-out");
   if (signOut) {
     signOut.addEventListener("click", async function () {
-      try { await call("POST", "/console/logout"); } catch (e) { say(e.message, true); return; }
+      try { await call("POST", "/console/logout"); } catch (e) {
+        if (!(e instanceof SessionEnded)) { say(e.message, true); return; }
+      }
       window.location.assign("/console/");
     });
   }
@@ -140,9 +158,10 @@ extension ConsoleAssets {
   // 5 s (SPEC §15: at least every 10 s).
   const guard = document.getElementById("guard");
   if (guard) {
-    window.setInterval(async function () {
+    const timer = window.setInterval(async function () {
       try {
         const r = await fetch(guard.dataset.src, { credentials: "same-origin", cache: "no-store" });
+        if (r.status === 401) { window.clearInterval(timer); sessionEnded(); return; }
         if (r.ok) guard.innerHTML = await r.text();
       } catch (_) { /* the next tick tries again */ }
     }, 5000);

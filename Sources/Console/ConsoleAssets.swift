@@ -1,5 +1,10 @@
-/// The console's two static files, served from memory with the console's headers.
+/// The console's static files, served from memory with the console's headers.
 public enum ConsoleAssets {
+    /// The tab icon: a package (a cube outline) in the console's accent colour.
+    public static let icon = #"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f5f99"/><path d="M8 11l8-4 8 4v10l-8 4-8-4z" fill="none" stroke="#fff" stroke-width="2.2" stroke-linejoin="round"/><path d="M8 11l8 4 8-4M16 15v10" fill="none" stroke="#fff" stroke-width="2.2" stroke-linejoin="round"/></svg>
+"""#
+
     public static let style = #"""
 :root{--fg:#1f2933;--muted:#52606d;--line:#d9e2ec;--accent:#1f5f99;--bad:#b42318;--ok:#1e7145}
 *{box-sizing:border-box}
@@ -33,6 +38,8 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}dt{colo
 .card{border:1px solid var(--line);border-radius:8px;padding:10px 14px;min-width:170px;background:#f8fafc}
 .card .k{color:var(--muted);font-size:12px}.card .v{font-size:20px;font-weight:600}.card .d{color:var(--muted);font-size:12px}
 .chart{overflow-x:auto}svg text{font:12px system-ui,sans-serif;fill:#334e68}
+ul.plain{list-style:none;margin:0;padding:0}.share{display:inline-block;min-width:64px;text-align:right;font-weight:600;font-variant-numeric:tabular-nums}
+.state.shadowed{background:#e4e7eb;color:var(--muted)}
 dialog{border:1px solid var(--line);border-radius:8px;padding:16px 20px}
 """#
 }

@@ -11,6 +11,7 @@ public enum ConsolePage {
 
     public static let scriptPath = "/console/assets/console.js"
     public static let stylePath = "/console/assets/console.css"
+    public static let iconPath = "/console/assets/favicon.svg"
 
     /// `session` nil: the sign-in page (no session yet, so an empty token and no navigation).
     /// Signed in, the header names who (SPEC §15.1: the token's name and its role).
@@ -38,6 +39,7 @@ public enum ConsolePage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         \(referrer)<meta name="modeld-csrf" content="\(HTMLPage.escape(session?.csrfToken ?? ""))">
         <title>\(HTMLPage.escape(title)) · modeld console</title>
+        <link rel="icon" href="\(iconPath)" type="image/svg+xml">
         <link rel="stylesheet" href="\(stylePath)">
         <script src="\(scriptPath)" defer></script></head>
         <body data-view="\(view.rawValue)">
@@ -53,12 +55,14 @@ public enum ConsolePage {
         """
     }
 
-    public static func signIn(message: String?) -> String {
+    /// `returnTo`: the page to land on after signing in (a `ReturnPath`), else `/console/`.
+    public static func signIn(message: String?, returnTo: String? = nil) -> String {
         var body = "<h1>modeld console</h1>\n"
         if let message { body += "<p class=\"error\" role=\"alert\">\(HTMLPage.escape(message))</p>\n" }
+        let next = ReturnPath.validated(returnTo).map { "<input type=\"hidden\" name=\"next\" value=\"\(HTMLPage.escape($0))\">\n" } ?? ""
         body += """
         <form method="post" action="/console/login" class="signin">
-        <label for="token">Token</label>
+        \(next)<label for="token">Token</label>
         <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
         <button type="submit">Sign in</button>
         </form>

@@ -30,9 +30,10 @@ public enum CostView {
         }
     }
 
-    /// `estimate`: the priced estimate or why not; `report`: the access-log summary or why not.
+    /// `estimate`: the priced estimate or why not; `report`: the access-log summary (priced
+    /// unless `pricingProblem` says why the price table could not be read) or why not.
     public static func page(form: EstimatorForm, estimate: Result<Estimate, EstimateError>?,
-                            report: Result<ReportSummary, EstimateError>, session: ConsoleSession) -> String {
+                            report: Result<ReportSummary, EstimateError>, pricingProblem: String?, session: ConsoleSession) -> String {
         func field(_ id: String, _ name: String, _ label: String, _ value: String, _ hint: String) -> String {
             "<label for=\"\(id)\">\(label)</label><input id=\"\(id)\" name=\"\(name)\" value=\"\(HTMLPage.escape(value))\" placeholder=\"\(hint)\">"
         }
@@ -50,7 +51,9 @@ public enum CostView {
         }
         body += "</section>\n<section aria-labelledby=\"rep-h\"><h2 id=\"rep-h\">Traffic served (access log)</h2>\n"
         switch report {
-        case .success(let r): body += ReportRenderer.htmlBody(r)
+        case .success(let r):
+            if let pricingProblem { body += "<p class=\"note\">Traffic only, without prices: \(HTMLPage.escape(pricingProblem))</p>\n" }
+            body += ReportRenderer.htmlBody(r)
         case .failure(let e): body += "<p>\(HTMLPage.escape(e.message))</p>\n"
         }
         body += "</section>\n"

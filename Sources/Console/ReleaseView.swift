@@ -1,4 +1,5 @@
 import AccessTokens
+import EgressCost
 import Guardrails
 import HTMLPage
 import JSONSupport
@@ -24,7 +25,7 @@ public enum ReleaseView {
         fact("Chunk list", chunkList.map { "<a href=\"/models/\(HTMLPage.escape($0))\">\(HTMLPage.escape($0))</a>" } ?? "none")
         fact("Published", HTMLPage.escape(r.publishedAt.rfc3339) + (r.retiredAt.map { " · retired " + HTMLPage.escape($0.rfc3339) } ?? ""))
         fact("Signature", HTMLPage.escape(signature))
-        fact("Served today", "\(served.requests) requests, \(ConsolePage.bytes(served.bytes))")
+        fact("Served today", "\(ByteFormat.requests(served.requests)), \(ConsolePage.bytes(served.bytes))")
         body += "</dl>\n"
         if r.state != .retired && steers { body += actions(r) }
         body += variants(r, steers: steers)

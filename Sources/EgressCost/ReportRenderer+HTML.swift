@@ -12,8 +12,8 @@ extension ReportRenderer {
         var body = ""
         body += "<p class=\"sub\">\(HTMLPage.escape(periodText(r))) · free tier \(r.freeTier ? "on" : "off") · GB = \(HTMLPage.escape(EstimateRenderer.gbUnitText(r.gbUnit)))</p>\n"
         body += "<div class=\"cards\">"
-        body += HTMLPage.card("Served", ByteFormat.human(r.total.bytes), "\(ByteFormat.grouped(r.total.requests)) requests")
-        body += HTMLPage.card("Monthly projection", ByteFormat.human(r.projection.bytes), "\(ByteFormat.grouped(r.projection.requests)) requests")
+        body += HTMLPage.card("Served", ByteFormat.human(r.total.bytes), ByteFormat.requests(r.total.requests))
+        body += HTMLPage.card("Monthly projection", ByteFormat.human(r.projection.bytes), ByteFormat.requests(r.projection.requests))
         body += HTMLPage.card("304 Not Modified", ByteFormat.grouped(r.notModified), "≈ \(ByteFormat.human(r.bytesSaved)) not re-sent")
         body += HTMLPage.card("Range resumes (206)", ByteFormat.grouped(r.rangeResumes.requests), ByteFormat.human(r.rangeResumes.bytes))
         if let cheapest = r.projectedCost.first {
@@ -22,9 +22,12 @@ extension ReportRenderer {
         body += "</div>\n"
 
         body += "<h2>Bytes served per day</h2>\n" + dailyChart(r.byDay)
-        body += "<h2>Projected monthly cost per provider</h2>\n" + costChart(r.projectedCost)
-        body += costTable(r.projectedCost, caption: "Monthly projection (mean of \(r.coveredDays) covered day\(r.coveredDays == 1 ? "" : "s") × 30)")
-        body += costTable(r.cost, caption: "Logged traffic priced as one month")
+        // Priced without providers (no price table), the report is the traffic alone.
+        if !r.cost.isEmpty {
+            body += "<h2>Projected monthly cost per provider</h2>\n" + costChart(r.projectedCost)
+            body += costTable(r.projectedCost, caption: "Monthly projection (mean of \(r.coveredDays) covered day\(r.coveredDays == 1 ? "" : "s") × 30)")
+            body += costTable(r.cost, caption: "Logged traffic priced as one month")
+        }
         body += "<div class=\"cols\">"
         body += trafficTable("Model", r.byModel) + trafficTable("Route", r.byRoute)
         body += "</div>\n"

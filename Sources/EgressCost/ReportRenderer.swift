@@ -4,7 +4,7 @@ import JSONSupport
 public enum ReportRenderer {
     public static func table(_ r: ReportSummary) -> String {
         var out = "Access-log cost report: \(periodText(r))\n"
-        out += "Served \(ByteFormat.human(r.total.bytes)) in \(ByteFormat.grouped(r.total.requests)) requests\n"
+        out += "Served \(ByteFormat.human(r.total.bytes)) in \(ByteFormat.requests(r.total.requests))\n"
         out += "304 Not Modified: \(ByteFormat.grouped(r.notModified)), ≈ \(ByteFormat.human(r.bytesSaved)) not re-sent"
         out += r.notModifiedUnknownSize > 0 ? " (\(r.notModifiedUnknownSize) of unknown size)\n" : "\n"
         out += "Range resumes (206): \(ByteFormat.grouped(r.rangeResumes.requests)), \(ByteFormat.human(r.rangeResumes.bytes))\n"
@@ -18,7 +18,7 @@ public enum ReportRenderer {
         }
         out += "\nCost of the logged traffic, priced as one month (free tier \(r.freeTier ? "on" : "off"), GB = \(EstimateRenderer.gbUnitText(r.gbUnit)))\n"
         out += ProviderTable.text(r.cost)
-        out += "\nMonthly projection: \(ByteFormat.human(r.projection.bytes)), \(ByteFormat.grouped(r.projection.requests)) requests"
+        out += "\nMonthly projection: \(ByteFormat.human(r.projection.bytes)), \(ByteFormat.requests(r.projection.requests))"
         out += " (mean of \(r.coveredDays) covered day\(r.coveredDays == 1 ? "" : "s") × 30)\n"
         out += ProviderTable.text(r.projectedCost)
         return out

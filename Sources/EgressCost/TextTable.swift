@@ -69,6 +69,11 @@ public enum ByteFormat {
         return FixedPoint.trimmed(String(parts[0])) + " " + parts[1]
     }
 
+    /// `1 request`, `5,000 requests`.
+    public static func requests(_ n: Int64) -> String {
+        grouped(n) + (n == 1 ? " request" : " requests")
+    }
+
     /// Thousands separators: 5000000 → 5,000,000.
     public static func grouped(_ n: Int64) -> String {
         let digits = Array(String(n))

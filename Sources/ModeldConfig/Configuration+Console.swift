@@ -1,4 +1,6 @@
-// The `console` key (SPEC §8, §15), kept in its own file: `{"enabled": true, "session_hours": 12}`.
+// The `console` key (SPEC §8, §15), kept in its own file: `{"enabled": true, "session_hours": 12}`,
+// and the two top-level keys only the console reads (SPEC §8 v5): `pricing_file` and
+// `trusted_proxies`.
 
 extension Configuration {
     /// The operator console: served only when enabled *and* an admin token is configured.
@@ -7,8 +9,22 @@ extension Configuration {
         /// How long a sign-in lasts (cookie Max-Age and server-side expiry). A number, so a test
         /// can use a few seconds (0.001 h = 3.6 s); at least one second.
         public var sessionHours: Double = 12
+        /// `pricing_file`: the cost view's price tables. A relative path is resolved from the
+        /// config file's directory by `Configuration.load` (default `pricing.json` there).
+        public var pricingFile = "pricing.json"
+        /// `trusted_proxies`: peers whose `X-Forwarded-For` names the client address (the
+        /// sign-in throttle's key); none by default.
+        public var trustedProxies: [AddressRange] = []
 
         public init() {}
+
+        /// `pricing_file` as the server opens it: relative to the directory of `configPath`
+        /// (the file read, or the default path when none was), not the working directory.
+        static func resolvedPricingFile(_ path: String, configPath: String) -> String {
+            if path.hasPrefix("/") { return path }
+            guard let slash = configPath.lastIndex(of: "/") else { return path }
+            return String(configPath[...slash]) + path
+        }
 
         public var sessionSeconds: Int { max(1, Int((sessionHours * 3_600).rounded())) }
     }
@@ -26,10 +42,34 @@ extension ConfigurationKey {
             }
             draft.configuration.console.sessionHours = hours
         },
+        ConfigurationKey(name: "pricing_file") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.console.pricingFile = try input.path()
+        },
+        ConfigurationKey(name: "trusted_proxies") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.console.trustedProxies = try input.addressRanges()
+        },
     ]
 }
 
 extension ConfigurationInput {
+    /// A JSON array of CIDR strings, or comma-separated ones from an env var (empty: none).
+    func addressRanges() throws(ConfigurationValueError) -> [AddressRange] {
+        var texts: [String] = []
+        switch self {
+        case .text(let text): texts = text.split(separator: ",").map { String($0) }
+        case .json(.array(let items)): for item in items { texts.append(try ConfigurationInput.json(item).string()) }
+        case .json(let other): throw ConfigurationValueError("expected an array of CIDR blocks, got \(other.typeName)")
+        }
+        var ranges: [AddressRange] = []
+        for text in texts {
+            guard let range = AddressRange(text) else {
+                throw ConfigurationValueError("\"\(text)\" is not an IP address or CIDR block (e.g. 10.0.0.0/8, fd00::/8)")
+            }
+            ranges.append(range)
+        }
+        return ranges
+    }
+
     /// JSON true/false, or `true`/`false`/`1`/`0` from an env var or a flag.
     func bool() throws(ConfigurationValueError) -> Bool {
         switch self {

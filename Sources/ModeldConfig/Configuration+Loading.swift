@@ -72,6 +72,7 @@ extension Configuration {
         case let path?: .file(path)
         case nil: .file("\(configuration.dataDir)/access-\(configuration.instanceID).log")
         }
+        configuration.console.pricingFile = Console.resolvedPricingFile(configuration.console.pricingFile, configPath: path)
         configuration.sources = sources.isEmpty ? ["defaults"] : sources
         return .run(configuration)
     }

@@ -93,6 +93,19 @@ struct AdminResponder: Sendable {
         return json(200, r.adminJSON(publicBaseURL: served.publicBaseURL, catalogVersion: served.catalog.catalogVersion))
     }
 
+    /// `GET /admin/live[?channel=C]` (SPEC §15.1): what the served catalog answers now, per
+    /// channel and SDK range. A valid channel without releases is listed with no range.
+    func live(_ head: RequestHead) -> Response {
+        let channel: String?
+        do throws(CatalogError) {
+            channel = try Self.parameters(head)["channel"]
+            try channel.map { (c: String) throws(CatalogError) in try Release.validateChannel(c) }
+        } catch {
+            return Self.errorResponse(error)
+        }
+        return json(200, LiveView(catalog.served.snapshot.catalog.releases, only: channel).json)
+    }
+
     /// `GET /admin/models/ID/guard` (SPEC §11.5), answered from the files any replica can read.
     func guardStatus(_ id: String) -> Response {
         do throws(GuardStatusDocument.Failure) {

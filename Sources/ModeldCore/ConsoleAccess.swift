@@ -2,6 +2,11 @@ import Console
 import HTTPServer
 import HTTPWire
 import ModelCatalog
+import ModeldConfig
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the console adds to the admin API (SPEC §15): the session table, the sign-in throttle,
 /// the secrets a sign-in may offer and the audit log it records sign-ins in. The admin API
@@ -15,12 +20,20 @@ final class ConsoleAccess: Sendable {
     let audit: AuditLog
     /// `Secure` on the cookie when `public_base_url` is https.
     let secureCookie: Bool
+    /// `trusted_proxies` (SPEC §8): whose `X-Forwarded-For` names the client address.
+    let trustedProxies: [AddressRange]
 
-    init(sessionSeconds: Int, secureCookie: Bool, credentials: Credentials, audit: AuditLog) {
+    init(sessionSeconds: Int, secureCookie: Bool, trustedProxies: [AddressRange], credentials: Credentials, audit: AuditLog) {
         sessions = ConsoleSessions(lifetimeMillis: Int64(sessionSeconds) * 1_000)
         self.secureCookie = secureCookie
+        self.trustedProxies = trustedProxies
         self.credentials = credentials
         self.audit = audit
+    }
+
+    /// The address the sign-in throttle counts failures for (`ClientAddress`).
+    func clientAddress(_ head: RequestHead, peer: String) -> String {
+        ClientAddress.resolve(peer: peer, forwardedFor: head.headers.values("X-Forwarded-For"), trusted: trustedProxies)
     }
 
     var sessionSeconds: Int64 { sessions.lifetimeMillis / 1_000 }

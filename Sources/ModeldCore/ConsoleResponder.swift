@@ -45,11 +45,14 @@ struct ConsoleResponder: Sendable {
 
     func style() -> Response { asset(ConsoleAssets.style, "text/css; charset=utf-8") }
 
+    func icon() -> Response { asset(ConsoleAssets.icon, "image/svg+xml") }
+
     /// The pages below `/console/` answer a signed-in operator only; anyone else gets the
-    /// sign-in page as a 401.
+    /// sign-in page as a 401, which returns to the page once signed in (SPEC §15.1).
     private func signedIn(_ head: RequestHead, _ answer: (ConsoleSession) -> Response) -> Response {
         guard let session = access.session(head) else {
-            return page(401, ConsolePage.signIn(message: "Sign in to see this page."))
+            let target = head.query.isEmpty ? head.path : head.path + "?" + head.query
+            return page(401, ConsolePage.signIn(message: "Sign in to see this page.", returnTo: target))
         }
         return answer(session)
     }
@@ -61,35 +64,33 @@ struct ConsoleResponder: Sendable {
 
     // MARK: sign-in
 
-    /// `POST /console/login`, form field `token` (the admin token or a named one): 303 with the
-    /// session cookie, or the 401 page once the throttle's delay (≥ 200 ms) has passed; 429
-    /// while the peer is throttled. Both outcomes are audited before the answer (SPEC §15.1).
+    /// `POST /console/login`, form fields `token` (the admin token or a named one) and `next`: 303
+    /// to `next` (a same-origin path, else `/console/`) with the session cookie. A correct token
+    /// always passes; a wrong one is answered 401 once the throttle's delay (≥ 200 ms, growing per
+    /// client address) has passed. Both outcomes are audited before the answer (SPEC §15.1).
     func signIn(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         if !ConsoleAccess.fromOwnOrigin(head) { return .respond(Self.secured(ConsoleAccess.foreignOrigin)) }
-        let peer = LoginThrottle.address(ofPeer: exchange.peer)
-        if case .throttled(let wait) = access.throttle.check(peer: peer, now: Timestamp.now().millisecondsSinceEpoch) {
-            var r = page(429, ConsolePage.signIn(message: "Too many failed sign-ins: wait a moment and try again."))
-            r.headers.append("Retry-After", String(max(1, (wait + 999) / 1_000)))
-            return .respond(r)
-        }
+        let address = access.clientAddress(head, peer: exchange.peer)
         exchange.setBodyHandler { [self] body, _ in
-            let offered = RequestHead.formItems(body)?.first { $0.name == "token" }?.value
+            let form = RequestHead.formItems(body) ?? []
+            let offered = form.first { $0.name == "token" }?.value
+            let next = ReturnPath.validated(form.first { $0.name == "next" }?.value)
             let now = Timestamp.now().millisecondsSinceEpoch
             if let offered, let principal = access.credentials.principal(for: offered, nowMillis: now) {
-                access.throttle.succeeded(peer: peer)
+                access.throttle.succeeded(address: address)
                 let (cookie, session) = access.sessions.create(now: now, principal: principal)
-                var r = Response(status: 303, headers: ["Location": "/console/"], body: [])
+                var r = Response(status: 303, headers: ["Location": next ?? "/console/"], body: [])
                 r.headers.append("Set-Cookie", access.setCookie(cookie, maxAge: access.sessionSeconds))
                 let signedIn = Self.secured(r)
                 BlockingWork.run { [access] in
-                    access.record("sign_in", actor: principal.name, peer: peer, session: session.handle)
+                    access.record("sign_in", actor: principal.name, peer: address, session: session.handle)
                     exchange.complete(signedIn)
                 }
             } else {
-                let delay = access.throttle.failed(peer: peer, now: now)
-                let refusal = page(401, ConsolePage.signIn(message: "Wrong token."))
+                let delay = access.throttle.failed(address: address, now: now)
+                let refusal = page(401, ConsolePage.signIn(message: "Wrong token.", returnTo: next))
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay))) { [access] in
-                    access.record("sign_in_failed", actor: nil, peer: peer, session: nil)
+                    access.record("sign_in_failed", actor: nil, peer: address, session: nil)
                     exchange.complete(refusal)
                 }
             }
@@ -106,15 +107,19 @@ struct ConsoleResponder: Sendable {
         }
         if let refusal = ConsoleAccess.refusal(head, session) { return Self.secured(refusal) }
         access.sessions.end(cookie: cookie)
-        access.record("sign_out", actor: session.principal.name, peer: LoginThrottle.address(ofPeer: exchange.peer), session: session.handle)
+        access.record("sign_out", actor: session.principal.name, peer: access.clientAddress(head, peer: exchange.peer), session: session.handle)
         return Self.secured(Response(status: 204, headers: ["Set-Cookie": access.setCookie("", maxAge: 0)], body: []))
     }
 
     // MARK: views
 
-    /// `/console/`: the releases, or the sign-in form (200) to anyone not signed in.
+    /// `/console/`: the releases, or the sign-in form (200) to anyone not signed in. The
+    /// console's "session ended" link is `/console/?next=PAGE`: the form carries `next` on, and a
+    /// browser already signed in (another tab) goes straight there.
     func releases(_ head: RequestHead) -> Response {
-        guard let session = access.session(head) else { return page(200, ConsolePage.signIn(message: nil)) }
+        let next = ReturnPath.validated(head.queryItem("next"))
+        guard let session = access.session(head) else { return page(200, ConsolePage.signIn(message: nil, returnTo: next)) }
+        if let next { return Self.secured(Response(status: 303, headers: ["Location": next], body: [])) }
         let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)
         return page(200, ReleasesView.page(releases: catalog.served.snapshot.catalog.releases, served: served,
                                            signature: signature, session: session))
@@ -150,13 +155,18 @@ struct ConsoleResponder: Sendable {
         return GuardReport(statusDocument: document, id: id)
     }
 
-    /// Reads every event segment (deduplicated, as `modelctl events stats`).
+    /// Reads the event segments of the window (deduplicated, as `modelctl events stats`).
     func events(_ head: RequestHead) -> Response {
         signedIn(head) { session in
-            let name = head.queryItem("name").flatMap { $0.isEmpty ? nil : $0 }
-            var stats = OutcomeStats(name: name)
-            let summary = try? EventExport(directory: dataDir + "/events").forEach { stats.add($0.root.value) }
-            return page(200, EventsView.page(stats, summary: summary, session: session))
+            let filter = EventsView.Filter(name: head.queryItem("name") ?? "", from: head.queryItem("from") ?? "", to: head.queryItem("to") ?? "")
+            var stats = EventsView.Stats()
+            var summary: EventExport.Summary?
+            if filter.problem == nil {
+                let export = EventExport(directory: dataDir + "/events", since: filter.from.nonEmpty, until: filter.to.nonEmpty)
+                summary = try? export.forEach { stats.add($0.root.value, only: filter.name.nonEmpty) }
+            }
+            let labels = Dictionary(catalog.served.snapshot.catalog.releases.map { ($0.id, $0.label) }, uniquingKeysWith: { a, _ in a })
+            return page(filter.problem == nil ? 200 : 400, EventsView.page(stats, filter: filter, summary: summary, labels: labels, session: session))
         }
     }
 
@@ -168,8 +178,11 @@ struct ConsoleResponder: Sendable {
             let estimate = form.inputs().map { inputs -> Result<Estimate, EstimateError> in
                 inputs.flatMap { i in providers.flatMap { p in Result { () throws(EstimateError) in try Estimator.estimate(i, providers: p) } } }
             }
-            let report = providers.flatMap { p in trafficReport().map { $0.summary(providers: p) } }
-            return page(200, CostView.page(form: form, estimate: estimate, report: report, session: session))
+            // The traffic is reported without prices when the price table cannot be read.
+            let report = trafficReport().map { $0.summary(providers: (try? providers.get()) ?? []) }
+            let pricingProblem: String? = if case .failure(let e) = providers { e.message } else { nil }
+            return page(200, CostView.page(form: form, estimate: estimate, report: report, pricingProblem: pricingProblem,
+                                           session: session))
         }
     }
 
@@ -219,4 +232,8 @@ struct ConsoleResponder: Sendable {
         }
         return r
     }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

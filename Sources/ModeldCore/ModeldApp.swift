@@ -172,7 +172,7 @@ public enum ModeldApp {
         let console = credentials.flatMap { credentials in config.console.enabled
             ? ConsoleAccess(sessionSeconds: config.console.sessionSeconds,
                             secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true,
-                            credentials: credentials, audit: audit)
+                            trustedProxies: config.console.trustedProxies, credentials: credentials, audit: audit)
             : nil }
         let accessLogPath: String? = if case .file(let path) = config.accessLog { path } else { nil }
         router.install(Router(
@@ -187,7 +187,7 @@ public enum ModeldApp {
             signedMetadata: SignedMetadataResponder(modelsDir: config.modelsDir, maxAgeSeconds: config.latestMaxAgeSeconds),
             console: console.map { access in ConsoleResponder(
                 access: access, catalog: holder, servedToday: servedToday, modelsDir: config.modelsDir,
-                dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: "config/pricing.json",
+                dataDir: config.dataDir, accessLogPath: accessLogPath, pricingPath: config.console.pricingFile,
                 signature: signing.map { "signed (keyid \($0.signer.keys.map(\.keyID).joined(separator: ", ")))" } ?? "unsigned") }))
 
         let host = config.listen.isIPv6 ? "[\(config.listen.host)]" : config.listen.host

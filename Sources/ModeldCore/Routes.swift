@@ -44,6 +44,8 @@ extension Router {
         route("/admin/models/{id}/variants/{name}", .admin, access: releases, [
             .delete: auditedBlocking { r, q, c in r.admin.removeVariant(q.parameter(1), from: q.parameter(0), c) },
         ]),
+        // What is live now (SPEC §15.1), from the served catalog.
+        route("/admin/live", .admin, access: releases, [.get: .loop { r, q in .respond(r.admin.live(q.head)) }]),
         route("/admin/models/{rest...}", .admin, access: releases, [.all: .loop { _, _ in .respond(Router.notFound) }]),
         // Named tokens (SPEC §15.1): the book is a file every replica shares, so each call may block.
         route("/admin/tokens", .admin, access: tokens, [
@@ -56,6 +58,7 @@ extension Router {
         route("/console/", .other, access: .console, [.get: console { c, q in .respond(c.releases(q.head)) }]),
         route("/console/assets/console.js", .other, access: .console, [.get: console { c, _ in .respond(c.script()) }]),
         route("/console/assets/console.css", .other, access: .console, [.get: console { c, _ in .respond(c.style()) }]),
+        route("/console/assets/favicon.svg", .other, access: .console, [.get: console { c, _ in .respond(c.icon()) }]),
         route("/console/login", .other, access: .console, [.post: console { c, q in c.signIn(q.head, q.exchange) }]),
         // Audited: the line is appended (fsynced) before the answer.
         route("/console/logout", .other, access: .console, [.post: consoleBlocking { c, q in c.signOut(q.head, q.exchange) }]),

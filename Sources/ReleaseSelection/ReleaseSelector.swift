@@ -38,34 +38,70 @@ public enum ReleaseSelector {
         }
     }
 
+    /// The releases that can answer a client at `sdk` in `channel` (SPEC §3): the highest-seq
+    /// active release at 100 %, and the partial rollouts (0 < % < 100) that outrank it. Everything
+    /// else of the channel that covers `sdk` answers nobody. `select` and `shares` both start here.
+    public struct Contenders<R> {
+        /// The highest-seq active release at 100 %: what a client in no partial rollout gets.
+        public var full: R?
+        /// Active partial rollouts with a higher seq than `full`, in catalog order.
+        public var partials: [R] = []
+
+        public init() {}
+    }
+
+    @inlinable
+    public static func contenders<C: Collection>(
+        in releases: C, sdk: SDKVersion, channel: String
+    ) -> Contenders<C.Element> where C.Element: SelectableRelease {
+        var result = Contenders<C.Element>()
+        var partials: [C.Element] = []
+        for r in releases where r.isSelectable && r.channel == channel && r.covers(sdk) {
+            if r.rolloutPercent >= 100 {
+                if result.full.map({ r.seq > $0.seq }) ?? true { result.full = r }
+            } else if r.rolloutPercent > 0 {
+                partials.append(r)
+            }
+        }
+        // Only the partial releases that could beat the 100 % winner are ever hashed.
+        if let full = result.full { partials.removeAll { $0.seq <= full.seq } }
+        result.partials = partials
+        return result
+    }
+
     /// Among active releases of `channel` with `sdk_min <= sdk < sdk_max`, the highest `seq`
     /// that is either at 100 % or has `clientID` inside its rollout bucket.
     @inlinable
     public static func select<C: Collection>(
         from releases: C, sdk: SDKVersion, channel: String, clientID: String?
     ) -> Selection<C.Element> where C.Element: SelectableRelease & Sendable {
-        var best: C.Element?            // highest-seq release at 100 %
+        let contenders = contenders(in: releases, sdk: sdk, channel: channel)
         var bestPartial: C.Element?     // highest-seq partial release the client is in
-        var partialAboveBest = false    // some partial release (0 < % < 100) outranks `best`
-        var partials: [C.Element] = []
-        for r in releases where r.isSelectable && r.channel == channel && r.covers(sdk) {
-            if r.rolloutPercent >= 100 {
-                if best.map({ r.seq > $0.seq }) ?? true { best = r }
-            } else if r.rolloutPercent > 0 {
-                partials.append(r)
-            }
-        }
-        // Hash only the partial releases that could beat the 100 % winner.
-        for r in partials where best.map({ r.seq > $0.seq }) ?? true {
-            partialAboveBest = true
-            if let clientID, bucket(releaseID: r.id, clientID: clientID) < r.rolloutPercent,
-               bestPartial.map({ r.seq > $0.seq }) ?? true {
-                bestPartial = r
+        if let clientID {
+            for r in contenders.partials where bucket(releaseID: r.id, clientID: clientID) < r.rolloutPercent {
+                if bestPartial.map({ r.seq > $0.seq }) ?? true { bestPartial = r }
             }
         }
         // Without a client_id the URL alone decides the answer (never in a partial rollout), so
         // it stays publicly cacheable; with one, a partial rollout that could win makes it private.
-        return Selection(release: bestPartial ?? best, dependsOnClientID: clientID != nil && partialAboveBest)
+        return Selection(release: bestPartial ?? contenders.full,
+                         dependsOnClientID: clientID != nil && !contenders.partials.isEmpty)
+    }
+
+    /// The share of clients (with a `client_id`) each contender answers, highest seq first: a
+    /// partial release gets its rollout fraction of the clients no higher one took (buckets of
+    /// different releases are independent hashes), the 100 % release gets the rest. The shares
+    /// sum to 1 with a 100 % release, to less without one (the rest gets 404 `no_model`).
+    public static func shares<R: SelectableRelease>(of contenders: Contenders<R>) -> [(release: R, share: Double)] {
+        var remaining = 1.0
+        var result: [(release: R, share: Double)] = []
+        for r in contenders.partials.sorted(by: { $0.seq > $1.seq }) {
+            let share = remaining * Double(r.rolloutPercent) / 100
+            result.append((r, share))
+            remaining -= share
+        }
+        if let full = contenders.full { result.append((full, remaining)) }
+        return result
     }
 
     /// First 4 bytes of SHA-256(`releaseID + ":" + clientID`) as a big-endian integer, mod 100.

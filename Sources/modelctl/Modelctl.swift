@@ -13,6 +13,7 @@ struct Modelctl: ParsableCommand {
             AdminPauseCommand.self,
             AdminResumeCommand.self,
             AdminRetireCommand.self,
+            LiveCommand.self,
             LatestCommand.self,
             HealthCommand.self,
             VerifyCommand.self,

@@ -44,7 +44,7 @@ struct ReleaseOutput {
     }
 
     /// Labels are free text: control characters would break a line-oriented display.
-    private static func oneLine(_ text: String) -> String {
+    static func oneLine(_ text: String) -> String {
         String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
     }
 

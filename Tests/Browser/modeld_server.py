@@ -15,7 +15,7 @@ PORT_RE = re.compile(rb"listening on http://127\.0\.0\.1:([1-9][0-9]{0,4})")
 
 class Modeld:
     def __init__(self, binary, repo, token="console-test-token-0123456789", console=None, public_base_url=None,
-                 guard_interval=1):
+                 guard_interval=1, extra_config=None):
         self.token = token
         self.root = tempfile.mkdtemp(prefix="modeld-console.")
         self.models = os.path.join(self.root, "models")
@@ -31,12 +31,13 @@ class Modeld:
             config["console"] = console
         if public_base_url:
             config["public_base_url"] = public_base_url
+        config.update(extra_config or {})
         self.config_path = os.path.join(self.root, "config", "modeld.json")
         with open(self.config_path, "w") as f:
             json.dump(config, f)
         self.log_path = os.path.join(self.root, "modeld.log")
         self.log = open(self.log_path, "wb")
-        # cwd = the temp root: the console reads config/pricing.json from there, as in the image.
+        # cwd = the temp root; the console reads pricing.json beside the config file (SPEC §8 pricing_file).
         self.proc = subprocess.Popen([os.path.abspath(binary), "--config", self.config_path], cwd=self.root,
                                      stdout=self.log, stderr=subprocess.STDOUT)
         self.port = None

@@ -36,32 +36,46 @@ import Testing
 }
 
 @Suite struct LoginThrottleTests {
-    @Test func failuresDoubleTheDelayAndBlockThePeerUntilItIsDue() {
+    @Test func failuresDoubleTheDelayPerAddress_andASuccessClearsIt_SPEC15_1() {
         let throttle = LoginThrottle()
-        #expect(throttle.check(peer: "10.0.0.1", now: 0) == .proceed)
-        #expect(throttle.failed(peer: "10.0.0.1", now: 0) == 200)
-        #expect(throttle.check(peer: "10.0.0.1", now: 100) == .throttled(retryAfterMillis: 300))
-        #expect(throttle.check(peer: "10.0.0.2", now: 100) == .proceed)   // per peer
-        #expect(throttle.check(peer: "10.0.0.1", now: 200) == .throttled(retryAfterMillis: 200))   // the 401 goes out now
-        #expect(throttle.check(peer: "10.0.0.1", now: 400) == .proceed)
-        #expect(throttle.failed(peer: "10.0.0.1", now: 400) == 400)
-        #expect(throttle.failed(peer: "10.0.0.1", now: 1_200) == 800)
-        for step in 0..<10 { _ = throttle.failed(peer: "10.0.0.1", now: 10_000 + Int64(step) * 20_000) }
-        #expect(throttle.failed(peer: "10.0.0.1", now: 300_000) == LoginThrottle.maxDelayMillis)
-        throttle.succeeded(peer: "10.0.0.1")
-        #expect(throttle.check(peer: "10.0.0.1", now: 300_001) == .proceed)
-        #expect(throttle.failed(peer: "10.0.0.1", now: 300_001) == 200)
+        #expect(throttle.failed(address: "10.0.0.1", now: 0) == 200)
+        #expect(throttle.failed(address: "10.0.0.2", now: 100) == 200)   // per address
+        #expect(throttle.failed(address: "10.0.0.1", now: 150) == 400)   // parallel guesses wait longer each
+        #expect(throttle.failed(address: "10.0.0.1", now: 1_200) == 800)
+        for step in 0..<10 { _ = throttle.failed(address: "10.0.0.1", now: 10_000 + Int64(step) * 20_000) }
+        #expect(throttle.failed(address: "10.0.0.1", now: 300_000) == LoginThrottle.maxDelayMillis)
+        throttle.succeeded(address: "10.0.0.1")
+        #expect(throttle.failed(address: "10.0.0.1", now: 300_001) == 200)
+        #expect(throttle.failed(address: "10.0.0.2", now: 300_002) == 400)   // the other address kept its count
     }
 
     @Test func aQuietPeerStartsAgainAtTheBaseDelay() {
         let throttle = LoginThrottle()
-        _ = throttle.failed(peer: "p", now: 0)
-        _ = throttle.failed(peer: "p", now: 1_000)
-        #expect(throttle.failed(peer: "p", now: 1_000 + 15 * 60_000) == 200)
+        _ = throttle.failed(address: "p", now: 0)
+        _ = throttle.failed(address: "p", now: 1_000)
+        #expect(throttle.failed(address: "p", now: 1_000 + 15 * 60_000) == 200)
     }
 
     @Test func thePeerAddressDropsThePort() {
         #expect(LoginThrottle.address(ofPeer: "127.0.0.1:5123") == "127.0.0.1")
         #expect(LoginThrottle.address(ofPeer: "[::1]:443") == "[::1]")
+    }
+}
+
+/// Sign-in returns to the page, and only to a page of this server (SPEC §15.1).
+@Suite struct ReturnPathTests {
+    @Test func sameOriginPathsOnly() {
+        for good in ["/console/", "/console/releases/abc?x=1&y=%2F", "/console/events?from=2026-11-01"] {
+            #expect(ReturnPath.validated(good) == good)
+        }
+        for bad in [nil, "", "console/", "//evil.example/", "/\\evil.example", "\\\\evil.example", "/console/\\x", "https://evil.example/",
+                    "javascript:alert(1)", "/console/ x", "/console/\r\nSet-Cookie: a=b", "/console/é", "/" + String(repeating: "a", count: 2_048)] {
+            #expect(ReturnPath.validated(bad) == nil, "\(String(describing: bad))")
+        }
+    }
+
+    @Test func theSignInFormCarriesOnlyASafeReturnPath() {
+        #expect(ConsolePage.signIn(message: nil, returnTo: "/console/events?name=a&b").contains(#"<input type="hidden" name="next" value="/console/events?name=a&amp;b">"#))
+        #expect(!ConsolePage.signIn(message: nil, returnTo: "//evil.example").contains("name=\"next\""))
     }
 }

@@ -54,6 +54,17 @@ struct RendererTests {
         #expect(html.contains("2026-11-01") && html.contains("cloudflare-r2"))
     }
 
+    @Test func reportHTML_withoutPrices_isTheTrafficAlone_SPEC15_1() throws {
+        let html = ReportRenderer.htmlBody(try TrafficReportTests.report().summary(providers: []))
+        #expect(html.contains("Bytes served per day") && html.contains("2026-11-01"))
+        #expect(!html.contains("Projected monthly cost") && !html.contains("Cheapest per month"))
+    }
+
+    @Test func requestCounts_singularForOne() {
+        #expect(ByteFormat.requests(1) == "1 request" && ByteFormat.requests(0) == "0 requests")
+        #expect(ByteFormat.requests(5_000_000) == "5,000,000 requests")
+    }
+
     @Test func reportHTML_escapesText() {
         var s = Self.summary
         s.byModel = [ReportSummary.Row(key: "<img onerror=x>", traffic: TrafficCounter(bytes: 1, requests: 1))]
