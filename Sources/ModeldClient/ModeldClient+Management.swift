@@ -62,6 +62,7 @@ extension ModeldClient {
     /// to its bundled model. Kept: the client id, the highest verified catalog, blocked ids and
     /// queued events. Refused, changing nothing, while another client holds a channel.
     public func resetCache() throws {
+        try ensureOpen()
         var locks: [Int32] = []
         defer { locks.forEach(DiskIO.closeFile) }
         let others = try cache.channelNames().filter { $0 != configuration.channel }
@@ -128,6 +129,7 @@ extension ModeldClient {
     /// Runs `edit` on the state of the channel whose models include `id`: this client's own, or
     /// another one under that channel's lock.
     private func editChannel(holding id: String, _ edit: (inout CacheState, CacheStore) throws -> Void) throws {
+        try ensureOpen()
         let mentions = { (s: CacheState) in s.active == id || s.previous.contains(id) || s.blocked.contains(id) }
         if mentions(state) { return try edit(&state, store) }
         for channel in try cache.channelNames() where channel != configuration.channel {

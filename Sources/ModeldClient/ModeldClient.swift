@@ -20,17 +20,26 @@ public actor ModeldClient {
     let cache: CacheDirectory
     let store: CacheStore
     let events: EventQueue
+    /// Checks, rules and events: every network (SPEC §13.2).
     private let transport: any HTTPTransport
-    /// Model files: the background session when the app configured one, else `transport`.
-    private let fileTransport: any HTTPTransport
+    /// Model bytes (file, chunk list, ranges) under the configuration's conditions; `transport`
+    /// itself when they restrict nothing.
+    private let modelTransport: any HTTPTransport
+    /// Whole model files: the background session when the app configured one.
+    private let wholeFileTransport: (any HTTPTransport)?
     private let progress = ProgressBroadcaster()
     private let verifier: any MetadataVerifier
     /// Rules mode's pointer, snapshot and decoded rules, kept across checks (nil in other modes).
     private let rules: RulesSource?
     private let lock: Int32
     var state: CacheState
-    /// Whether this instance counted its launch (once per process, LaunchHealth).
-    private var launchCounted = false
+    /// This process's launch of the active model (the crash-loop rule, ``LaunchLifecycle``).
+    private var lifecycle = LaunchLifecycle()
+    #if canImport(Darwin)
+    /// The app's lifecycle notifications, from the first `launchModel()` on.
+    private var lifecycleObserver: AppLifecycleObserver?
+    #endif
+    private var closed = false
     private var checkInFlight: SharedFlight<CheckResult>?
     private var updateInFlight: SharedFlight<UpdateResult>?
     var downloadsInFlight: [String: SharedFlight<InstalledModel>] = [:]
@@ -45,9 +54,11 @@ public actor ModeldClient {
         sdk = try configuration.validate()
         verifier = try configuration.makeVerifier()
         self.configuration = configuration
-        let transport = try makeHTTPTransport(configuration.transport, conditions: configuration.conditions)
+        let transport = try makeHTTPTransport(configuration.transport, access: configuration.conditions.networkAccess(for: .updateCheck))
         self.transport = transport
-        fileTransport = configuration.fileTransport ?? transport
+        let access = configuration.conditions.networkAccess(for: .modelFile)
+        modelTransport = access == .unrestricted ? transport : try makeHTTPTransport(configuration.transport, access: access)
+        wholeFileTransport = configuration.fileTransport
         cache = CacheDirectory(root: configuration.cacheDirectory)
         let opened = try cache.open(channel: configuration.channel)
         BackupExclusion.exclude(configuration.cacheDirectory)
@@ -69,14 +80,22 @@ public actor ModeldClient {
             // A crash between the install's rename and state.json leaves an unreferenced directory.
             store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: [])
         } catch {
-            close(lock)
+            DiskIO.closeFile(opened.lock)
             throw error
         }
     }
 
+    /// Releasing the client without ``close()`` is a clean end too.
     deinit {
+        guard !closed else { return }
+        if let next = lifecycle.handle(.endedCleanly, health: state.launchHealth) {
+            var ended = state
+            ended.launchHealth = next
+            try? store.save(ended)  // as in enteredBackground: unwritable leaves the launch counted
+        }
         transport.invalidate()
-        close(lock)
+        modelTransport.invalidate()
+        DiskIO.closeFile(lock)
     }
 
     /// The install's identity (configured, or created once and kept in the cache).
@@ -102,10 +121,11 @@ public actor ModeldClient {
 
     /// Asks the server (or static host) for the release this install should run and verifies
     /// the answer. Queued events ride along (`POST /latest`); otherwise the stored ETag is
-    /// revalidated (`304`). Throws ``ModeldClientError/deferred(until:)`` while backing off.
-    public func check() async throws -> CheckResult {
+    /// revalidated (`304`). Throws ``ModeldClientError/deferred(until:)`` while backing off
+    /// (a `userInitiated` check skips the stored back-off, ``UpdateTrigger``).
+    public func check(_ trigger: UpdateTrigger = .scheduled) async throws -> CheckResult {
         if let inFlight = checkInFlight { return try await inFlight.value() }
-        let flight = SharedFlight { try await self.performCheck() }
+        let flight = SharedFlight { try await self.performCheck(trigger) }
         checkInFlight = flight
         defer { checkInFlight = nil }
         return try await flight.value()
@@ -114,13 +134,14 @@ public actor ModeldClient {
     /// ``check()``, then download, verify and install what it found; the new model becomes the
     /// active one and a `model_activated` event is queued. `progress` sees its phases
     /// (``UpdatePhase``); cancelling the calling task stops the transfer and keeps the partial
-    /// file for the next update to resume.
-    public func update(progress observer: (@Sendable (UpdatePhase) -> Void)? = nil) async throws -> UpdateResult {
+    /// file for the next update to resume. `.userInitiated` skips a stored back-off.
+    public func update(_ trigger: UpdateTrigger = .scheduled,
+                       progress observer: (@Sendable (UpdatePhase) -> Void)? = nil) async throws -> UpdateResult {
         if updateInFlight == nil { progress.reset() }
         let token = observer.map(progress.add)
         defer { token.map(progress.remove) }
         if let inFlight = updateInFlight { return try await inFlight.value() }
-        let flight = SharedFlight { try await self.performUpdate() }
+        let flight = SharedFlight { try await self.performUpdate(trigger) }
         updateInFlight = flight
         defer { updateInFlight = nil }
         return try await flight.value()
@@ -135,10 +156,10 @@ public actor ModeldClient {
         return try await flight.value()
     }
 
-    private func performUpdate() async throws -> UpdateResult {
+    private func performUpdate(_ trigger: UpdateTrigger) async throws -> UpdateResult {
         progress.report(.checking)
         do {
-            let result = try await checkAndInstall()
+            let result = try await checkAndInstall(trigger)
             progress.report(.installed)
             return result
         } catch {
@@ -147,27 +168,33 @@ public actor ModeldClient {
         }
     }
 
-    private func checkAndInstall() async throws -> UpdateResult {
-        let found = try await check()
+    private func checkAndInstall(_ trigger: UpdateTrigger) async throws -> UpdateResult {
+        let found = try await check(trigger)
         switch found.status {
         case .noModel: return UpdateResult(status: .noModel, active: activeModel(), catalog: found.catalog)
         case .upToDate: return UpdateResult(status: .upToDate, active: activeModel(), catalog: found.catalog)
         case .available where !configuration.conditions.admits(found.release!):
             return UpdateResult(status: .available, active: activeModel(), catalog: found.catalog)
         case .available:
-            let model = try await download(found.release!)
+            let model: InstalledModel
+            do { model = try await download(found.release!) } catch is HeldBackByConditions {
+                // The network is one the app excluded: the release waits, and nothing failed (SPEC §13.2).
+                return UpdateResult(status: .available, active: activeModel(), catalog: found.catalog)
+            }
             let fetch = fetches[model.id]
             return UpdateResult(status: .updated, active: model, catalog: found.catalog, bytesFetched: fetch?.bytes ?? 0, method: fetch?.method)
         }
     }
 
     private func performDownload(_ release: Release) async throws -> InstalledModel {
+        try ensureOpen()
         try release.validate()
         if let bundled = configuration.bundledModel, bundled.id == release.id, bundled.sha256 == release.sha256 {
             return try activateBundled()
         }
         let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
-        let fetched = try await ModelFetcher(transport: fileTransport, directory: store.partial, progress: progress)
+        let fetched = try await ModelFetcher(transport: modelTransport, wholeFileTransport: wholeFileTransport, directory: store.partial,
+                                       progress: progress)
             .fetch(release, sources: sources)
         progress.report(.preparing)
         configuration.afterInstallStep?(.downloaded)
@@ -216,9 +243,12 @@ public actor ModeldClient {
         return model
     }
 
-    private func performCheck() async throws -> CheckResult {
+    private func performCheck(_ trigger: UpdateTrigger) async throws -> CheckResult {
+        try ensureOpen()
         let now = Date()
-        if let notBefore = state.notBefore, notBefore > now { throw ModeldClientError.deferred(until: notBefore) }
+        if let until = Backoff.deferral(notBefore: state.notBefore, retryAfter: state.retryAfter, trigger: trigger, now: now) {
+            throw ModeldClientError.deferred(until: until)
+        }
         retryAfter = nil
         do {
             let result: CheckResult
@@ -229,21 +259,20 @@ public actor ModeldClient {
             }
             state.failures = 0
             state.notBefore = nil
+            state.retryAfter = nil
             try store.save(state)
             return result
-        } catch let error as ModeldClientError {
-            switch error {
-            case .network, .server, .verification:
-                state.failures += 1
-                // From when the failure arrived, not when the check began: Retry-After counts
-                // from the response (RFC 9110 §10.2.3), however long the request took.
-                let failedAt = Date()
-                let delay = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
-                    .delay(failures: state.failures, retryAfter: Backoff.retryAfter(retryAfter, now: failedAt)) { .random(in: $0) }
-                state.notBefore = failedAt.addingTimeInterval(delay)
-                try? store.save(state)  // the check's own error is reported; the back-off then lasts this process only
-            default: break
-            }
+        } catch let error as ModeldClientError where Backoff.advances(error) {
+            state.failures += 1
+            // From when the failure arrived, not when the check began: Retry-After counts
+            // from the response (RFC 9110 §10.2.3), however long the request took.
+            let failedAt = Date()
+            let hint = Backoff.retryAfter(retryAfter, now: failedAt)
+            let delay = Backoff(base: configuration.backoffBase, cap: configuration.backoffCap)
+                .delay(failures: state.failures, retryAfter: hint) { .random(in: $0) }
+            state.notBefore = failedAt.addingTimeInterval(delay)
+            state.retryAfter = hint.map { RetryAfterRecord(received: failedAt, until: failedAt.addingTimeInterval($0)) }
+            try? store.save(state)  // the check's own error is reported; the back-off then lasts this process only
             throw error
         }
     }
@@ -384,36 +413,59 @@ public actor ModeldClient {
 
     // MARK: Launch health
 
-    /// The model the app should load at this launch. The first call of each client instance
-    /// counts a launch of a not-yet-good model, which ``CrashLoopRule/window`` later (or at
-    /// ``markGood(_:)``) is known to have survived; launches that end earlier, in a row, roll the
-    /// model back when the next `ModeldClient` opens this channel (docs/client.md, "Rollback rule").
+    /// The model the app should load at this launch. The first call of the process counts a
+    /// launch of a not-yet-good model, which becomes healthy at ``markGood(_:)``, when the app
+    /// reaches the background (observed by the client on Apple platforms) or at a clean end
+    /// (``close()``, the client released); launches that end in none of these, in a row, roll
+    /// the model back when the next `ModeldClient` opens this channel (docs/client.md,
+    /// "Rollback rule").
     public func launchModel() throws -> InstalledModel? {
+        try ensureOpen()
         guard let model = activeModel() else { return nil }
-        if !launchCounted, let active = state.active, !state.activeIsGood {
-            launchCounted = true
-            state.launchHealth.apply(.launched)
-            try store.save(state)
-            let window = configuration.crashLoop.window
-            // Detached and weak: a task isolated to this actor would keep the client (and its
-            // channel lock) alive for the whole window.
-            Task.detached { [weak self] in
-                // Cancellation cannot happen (nobody holds the task); a throw would only end it early.
-                try? await Task.sleep(nanoseconds: UInt64(window * 1_000_000_000))
-                try? await self?.launchSurvived(active)  // state.json unwritable: the launch stays counted, the safe side
-            }
+        if state.active != nil, !lifecycle.counted {
+            #if canImport(Darwin)
+            if lifecycleObserver == nil { lifecycleObserver = AppLifecycleObserver(client: self) }
+            #endif
+            try signal(.modelLoaded)
         }
         return model
     }
 
-    private func launchSurvived(_ id: String) throws {
-        guard state.active == id, state.unconfirmedLaunches > 0 else { return }
-        state.launchHealth.apply(.survived)
+    /// Applies one lifecycle signal of this process to the stored launch health.
+    func signal(_ signal: LaunchLifecycle.Signal) throws {
+        guard let next = lifecycle.handle(signal, health: state.launchHealth) else { return }
+        state.launchHealth = next
         try store.save(state)
+    }
+
+    /// The app reached the background (Apple lifecycle notifications, or the app's own call
+    /// where it has no UIKit lifecycle): the launch is healthy, and queued events are made durable.
+    public func enteredBackground() {
+        try? signal(.backgrounded)  // state.json unwritable: the launch stays counted, the safe side
+    }
+
+    /// Ends this client cleanly: the launch counts as healthy and the channel's lock is released
+    /// (another object may open the cache). Calls after this fail with ``ModeldClientError/closed``.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        try? signal(.endedCleanly)  // as in enteredBackground
+        #if canImport(Darwin)
+        lifecycleObserver = nil
+        #endif
+        transport.invalidate()
+        modelTransport.invalidate()
+        DiskIO.closeFile(lock)
+    }
+
+    /// Refuses work on a closed client: its lock is released, so another may own the cache.
+    func ensureOpen() throws {
+        if closed { throw ModeldClientError.refused("this client was closed; open a new one") }
     }
 
     /// The app used the model successfully: it is trusted from now on.
     public func markGood(_ modelID: String) throws {
+        try ensureOpen()
         guard state.active == modelID, !state.activeIsGood else { return }
         state.launchHealth.apply(.markedGood)
         try store.save(state)
@@ -423,6 +475,7 @@ public actor ModeldClient {
     /// bundled one) and queue a `model_rejected` event. Returns the model now in use.
     @discardableResult
     public func reportBad(_ modelID: String, reason: String = "reported_bad") throws -> InstalledModel? {
+        try ensureOpen()
         try Self.rollBack(modelID, reason: reason, state: &state, store: store, events: events,
                           keepPrevious: configuration.keepPrevious, bundled: configuration.bundledModel)
         return activeModel()
@@ -450,7 +503,10 @@ public actor ModeldClient {
     // MARK: Events
 
     /// Appends `event` durably to the local queue; it goes out with the next check or flush.
-    public func record(_ event: OutcomeEvent) throws { try events.record(event) }
+    public func record(_ event: OutcomeEvent) throws {
+        try ensureOpen()
+        try events.record(event)
+    }
 
     /// Events dropped because the queue was full (oldest whole batches first, SPEC §9.2).
     public func droppedEventCount() -> Int { events.droppedEventCount() }
@@ -460,6 +516,7 @@ public actor ModeldClient {
 
     /// Sends every queued batch now (`POST /events`), oldest first; stops at the first failure.
     public func flushEvents() async throws -> FlushResult {
+        try ensureOpen()
         guard let base = configuration.eventsBase else {
             throw ModeldClientError.invalidConfiguration("no events URL configured; events stay queued")
         }

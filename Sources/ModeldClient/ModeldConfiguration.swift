@@ -42,7 +42,7 @@ public struct ModeldConfiguration: Sendable {
     /// Sent with every update check so the server can answer a device-class variant (SPEC
     /// §3.1) and used by rules evaluation (§9.2); read from the OS by default, `.none` to send none.
     public var deviceAttributes: DeviceAttributes = .current
-    /// When a new model counts as crash-looping and is rolled back (docs/client.md).
+    /// When a new model counts as crash-looping and is rolled back (docs/client.md); `.off`: never.
     public var crashLoop = CrashLoopRule()
     /// When a release may be downloaded (network kinds on Apple platforms, `maxBytes` everywhere).
     public var conditions = DownloadConditions()
@@ -94,8 +94,8 @@ public struct ModeldConfiguration: Sendable {
         }
         try bundledModel?.validate()
         try deviceAttributes.validate()
-        guard crashLoop.launches >= 1, crashLoop.window >= 0 else {
-            throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 and a window ≥ 0")
+        if let launches = crashLoop.launches, launches < 1 {
+            throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 (or .off)")
         }
         guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
         guard maxQueuedEvents >= 1 else { throw ModeldClientError.invalidConfiguration("maxQueuedEvents must be ≥ 1") }

@@ -10,7 +10,7 @@ struct ModeldClientCommand: AsyncParsableCommand {
         abstract: "Check for, download, verify and install models from modeld; queue and send outcome events.",
         subcommands: [CheckCommand.self, UpdateCommand.self, StatusCommand.self, RecordCommand.self,
                       FlushCommand.self, SimulateCommand.self, EvaluateCommand.self, ModelsCommand.self, DeleteCommand.self,
-                      UnblockCommand.self])
+                      UnblockCommand.self, LaunchCommand.self])
 
     @Option(help: "modeld base URL (dynamic mode: /latest, events).")
     var server: String?
@@ -118,7 +118,13 @@ struct ModeldClientCommand: AsyncParsableCommand {
     func withClient(_ body: (ModeldClient) async throws -> Void) async throws {
         do {
             let client = try ModeldClient(try clientConfiguration())
-            try await body(client)
+            // A command that finished, failed or was told to stop is a clean end of this launch
+            // (SPEC §13.2); only a crash or SIGKILL leaves it counted.
+            do { try await body(client) } catch {
+                await client.close()
+                throw error
+            }
+            await client.close()
         } catch let error as ModeldClientError {
             printError("modeld-client: \(error)")
             if case .invalidConfiguration = error { throw ExitCode(2) }

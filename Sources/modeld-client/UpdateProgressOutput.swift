@@ -60,3 +60,34 @@ enum Interruption {
         return try result.get()
     }
 }
+
+/// SIGINT and SIGTERM taken over from the moment it exists, so one that arrives early is not lost:
+/// ``wait()`` returns at the first (`launch --hold`).
+final class TerminationSignal: @unchecked Sendable {  // sources: set once in init
+    private let state = Locked<(received: Bool, waiting: CheckedContinuation<Void, Never>?)>((false, nil))
+    private var sources: [any DispatchSourceSignal] = []
+
+    init() {
+        sources = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)  // the dispatch source sees it instead of the default action
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [state] in
+                state.withLock { s in
+                    s.received = true
+                    s.waiting?.resume()
+                    s.waiting = nil
+                }
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    deinit { sources.forEach { $0.cancel() } }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            state.withLock { s in if s.received { continuation.resume() } else { s.waiting = continuation } }
+        }
+    }
+}

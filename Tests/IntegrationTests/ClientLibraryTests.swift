@@ -70,14 +70,14 @@ import Testing
         let second = try fx.publish(size: 20_000)
         #expect(try await client!.update().active?.id == second.id)
 
-        // Two launches of the new model whose processes end at once without markGood: the next
-        // start rolls back (a second call in the same process is the same launch).
-        #expect(try await client!.launchModel()?.id == second.id)
-        #expect(try await client!.launchModel()?.id == second.id)
-        client = nil
-        client = try makeClient()
-        #expect(try await client!.launchModel()?.id == second.id)
-        client = nil
+        // Two app processes that load the new model and are SIGKILLed without markGood: the
+        // next start rolls back.
+        await client!.close()
+        for launches in 1...2 {
+            let app = try fx.launchedApp(counted: launches)
+            app.signal(SIGKILL)
+            _ = try app.wait(timeout: .seconds(10))
+        }
         client = try makeClient()
         #expect(await client!.activeModel()?.id == first.id)
         let check = try await client!.check()
