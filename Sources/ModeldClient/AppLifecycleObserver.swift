@@ -16,7 +16,7 @@ import AppKit
 final class AppLifecycleObserver: @unchecked Sendable {  // tokens: set once in init, read in deinit
     private var tokens: [any NSObjectProtocol] = []
 
-    init(client: ModeldClient) {
+    init(client: ModelChannel) {
         tokens = Self.notifications.map { name, signal in
             NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak client] _ in
                 Task { await client?.lifecycleSignal(signal) }
@@ -40,7 +40,7 @@ final class AppLifecycleObserver: @unchecked Sendable {  // tokens: set once in 
     }
 }
 
-extension ModeldClient {
+extension ModelChannel {
     /// A lifecycle notification: background makes the launch healthy, termination closes the client.
     func lifecycleSignal(_ signal: LaunchLifecycle.Signal) {
         switch signal {

@@ -69,7 +69,7 @@ public enum TransportKind: String, Sendable, CaseIterable {
     case libcurl
 }
 
-/// What ``ModeldClient/model(policy:progress:)`` waits for (Firebase's `ModelDownloadType`).
+/// What ``ModelChannel/model(policy:progress:)`` waits for (Firebase's `ModelDownloadType`).
 public enum ModelPolicy: Sendable, Equatable {
     /// The installed or bundled model now, without touching the network (nil: none yet).
     case local

@@ -11,7 +11,7 @@ public struct CrashLoopRule: Sendable, Equatable {
 
     private init(never: Void) { launches = nil }
 
-    /// No crash-loop rollback at all (``ModeldClient/reportBad(_:reason:)`` still works).
+    /// No crash-loop rollback at all (``ModelChannel/reportBad(_:reason:)`` still works).
     public static let off = CrashLoopRule(never: ())
 }
 

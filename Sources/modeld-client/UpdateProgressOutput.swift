@@ -9,7 +9,7 @@ final class ProgressPrinter: Sendable {
 
     init(json: Bool) { self.json = json }
 
-    /// For ``ModeldClient/update(progress:)``.
+    /// For ``ModelChannel/update(progress:)``.
     var observer: @Sendable (UpdatePhase) -> Void { { self.observe($0) } }
 
     func observe(_ phase: UpdatePhase) {

@@ -3,7 +3,7 @@ import Foundation
 import ModeldClient
 import Testing
 
-/// SPEC §13.1 through `ModeldClient` and the real `modeld-client` against the real modeld:
+/// SPEC §13.1 through `ModelChannel` and the real `modeld-client` against the real modeld:
 /// several channels in one cache and its management, the layout migration, bundled model
 /// identity, device attributes, zipped models, the rollback rule and a state file that cannot
 /// be read.
@@ -13,6 +13,7 @@ import Testing
 
     func configuration(channel: String = "stable") -> ModeldConfiguration {
         ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3", cacheDirectory: fx.cache, channel: channel)
+            .allowingUnsigned()
     }
 
     func channelDirectory(_ channel: String = "stable", cache: URL? = nil) -> URL {
@@ -57,15 +58,16 @@ import Testing
     @Test func twoChannels_shareOneCache_withTheirOwnStateAndLocks_andOneIdentity_SPEC13_1() async throws {
         let stable = try fx.publish(size: 10_000)
         let faces = try fx.publish(size: 20_000, channel: "faces")
-        let a = try ModeldClient(configuration())
-        let b = try ModeldClient(configuration(channel: "faces"))
+        let cache = try ModelCache(configuration())
+        let a = try await cache.channel(named: "stable")
+        let b = try await cache.channel(named: "faces")
         async let updateA = a.update()
         async let updateB = b.update()
         let (ra, rb) = try await (updateA, updateB)
         #expect(ra.active?.id == stable.id && rb.active?.id == faces.id)
         #expect(try SHA256Sum.of(try #require(rb.active?.path)) == faces.sha256)
         #expect(await a.clientID == (await b.clientID))
-        #expect(throws: ModeldClientError.self) { try ModeldClient(self.configuration(channel: "faces")) }
+        #expect(try await cache.channel(named: "faces") === b)
 
         // Another process: the open channel is refused, a third one works and lists both.
         let busy = try fx.client(["--channel", "faces", "status"])
@@ -100,7 +102,7 @@ import Testing
         #expect(try fx.client(["delete", first.id]).status == 1)
 
         // Blocked by the app, listed as blocked, not offered; unblocked, it installs again.
-        var client: ModeldClient? = try ModeldClient(configuration())
+        var client: ModelChannel? = try ModelChannel(configuration())
         #expect(try await client!.reportBad(second.id, reason: "accuracy") == nil)
         client = nil
         models = try modelsList()
@@ -118,7 +120,7 @@ import Testing
         _ = try fx.publish(size: 10_000, channel: "faces")
         #expect(try fx.client(["update"]).status == 0)
         #expect(try fx.client(["--channel", "faces", "update"]).status == 0)
-        let client = try ModeldClient(configuration())
+        let client = try ModelChannel(configuration())
         let id = await client.clientID
         let before = await client.bytesUsed()
         try await client.resetCache()
@@ -338,7 +340,7 @@ import Testing
     /// end, in a row, roll back; a model installed and never used, or launched and closed, stays.
     @Test func anUnusedModel_isNeverBlocked_andOnlyCrashedLaunchesInARowRollBack_SPEC13_2() async throws {
         let first = try fx.publish(size: 10_000)
-        var client: ModeldClient? = try ModeldClient(configuration())
+        var client: ModelChannel? = try ModelChannel(configuration())
         #expect(try await client!.update().active?.id == first.id)
         try await client!.markGood(first.id)
         let second = try fx.publish(size: 20_000)
@@ -347,19 +349,19 @@ import Testing
         // Installed, never launched: any number of starts keep it.
         for _ in 0..<3 {
             await client!.close()
-            client = try ModeldClient(configuration())
+            client = try ModelChannel(configuration())
             #expect(await client!.activeModel()?.id == second.id)
         }
         // Launched and closed (or released) cleanly, never marked good: kept.
         for _ in 0..<3 {
             await client!.close()
-            client = try ModeldClient(configuration())
+            client = try ModelChannel(configuration())
             #expect(try await client!.launchModel()?.id == second.id)
             #expect(fx.unconfirmedLaunches() == 1)
         }
         await client!.close()
         #expect(fx.unconfirmedLaunches() == 0)
-        client = try ModeldClient(configuration())
+        client = try ModelChannel(configuration())
         #expect(await client!.activeModel()?.id == second.id)
         client = nil  // released: a clean end too
 
@@ -370,7 +372,7 @@ import Testing
             _ = try app.wait(timeout: .seconds(10))
         }
         #expect(fx.unconfirmedLaunches() == 2)
-        client = try ModeldClient(configuration())
+        client = try ModelChannel(configuration())
         #expect(await client!.activeModel()?.id == first.id)
         #expect(try await client!.check().status == .upToDate)
         try await client!.unblock(second.id)

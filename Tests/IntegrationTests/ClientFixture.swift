@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import ModeldClient
 import Testing
 
 /// A real modeld behind a `FaultProxy`, with `public_base_url` pointing at the proxy so update
@@ -106,4 +107,13 @@ final class ClientFixture {
         proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") && !$0.target.hasSuffix(".chunks") }
     }
     var latestRequests: [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/latest") } }
+}
+
+extension ModeldConfiguration {
+    /// This configuration accepting unsigned answers: the fixture's server signs nothing.
+    func allowingUnsigned() -> ModeldConfiguration {
+        var configuration = self
+        configuration.allowUnsigned = true
+        return configuration
+    }
 }

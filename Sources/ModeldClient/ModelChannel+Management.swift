@@ -13,7 +13,7 @@ public struct CachedModel: Sendable, Equatable {
     public let blocked: Bool
 }
 
-extension ModeldClient {
+extension ModelChannel {
     /// Every channel's installed models and blocked ids, by channel then id. Other channels are
     /// read without their locks: `state.json` is replaced atomically, and a model another client
     /// collects meanwhile is simply not listed.
@@ -75,6 +75,13 @@ extension ModeldClient {
             guard var state = try DiskIO.readIfExists(store.stateURL).map({ try CacheStore.decode($0, from: store.stateURL) }) else { continue }
             try Self.reset(&state, store: store, downloading: [])
         }
+        try Self.reset(&state, store: store, downloading: Set(downloadsInFlight.keys))
+    }
+
+    /// This channel's installed models and partial downloads are deleted; it falls back to its
+    /// bundled model (``ModelCache/delete(named:)``).
+    func resetChannel() throws {
+        try ensureOpen()
         try Self.reset(&state, store: store, downloading: Set(downloadsInFlight.keys))
     }
 

@@ -1,32 +1,32 @@
 import ContentDigest
 import Foundation
+import ReleaseSelection
 
 /// The client side of modeld for apps (SPEC §13): checks for a newer model, downloads it with
 /// resume, verifies it, installs it atomically and keeps a durable queue of outcome events.
 ///
-/// One `ModeldClient` owns its cache directory (an exclusive lock: a second process gets
+/// One `ModelChannel` owns its cache directory (an exclusive lock: a second process gets
 /// ``ModeldClientError/cacheInUse(_:)``). Concurrent callers of ``check()`` and ``update()``
 /// share one request and one download.
 ///
 /// ```swift
-/// let client = try ModeldClient(ModeldConfiguration(
+/// let client = try ModelChannel(ModeldConfiguration(
 ///     source: .server(URL(string: "https://models.example.com")!), sdkVersion: "2.3",
 ///     cacheDirectory: cacheURL, trustedKeys: [try TrustedPublicKey(pubFileContents: pub)]))
 /// let model = try await client.update().active   // nil: use the bundled model
 /// ```
-public actor ModeldClient {
+public actor ModelChannel {
     public nonisolated let configuration: ModeldConfiguration
     private let sdk: SDKVersion
     let cache: CacheDirectory
     let store: CacheStore
     let events: EventQueue
-    /// Checks, rules and events: every network (SPEC §13.2).
-    private let transport: any HTTPTransport
-    /// Model bytes (file, chunk list, ranges) under the configuration's conditions; `transport`
-    /// itself when they restrict nothing.
-    private let modelTransport: any HTTPTransport
-    /// Whole model files: the background session when the app configured one.
-    private let wholeFileTransport: (any HTTPTransport)?
+    /// Shared with the other channels of a ``ModelCache``; this object's own otherwise.
+    private let transports: ChannelTransports
+    private var transport: any HTTPTransport { transports.control }
+    /// This object's claim on the cache (``OpenCaches``) when it was opened alone; nil when a
+    /// ``ModelCache`` opened it (the cache holds the claim and the transports).
+    private let registration: String?
     private let progress = ProgressBroadcaster()
     private let verifier: any MetadataVerifier
     /// Rules mode's pointer, snapshot and decoded rules, kept across checks (nil in other modes).
@@ -49,16 +49,24 @@ public actor ModeldClient {
     private var retryAfter: String?
 
     /// Opens (or creates) the cache and this channel's part of it, and rolls back a model whose
-    /// launches crash-looped (``CrashLoopRule``).
+    /// launches crash-looped (``CrashLoopRule``). For an app with one model; with several, one
+    /// ``ModelCache`` serves them all. A second object for the same cache in this process is
+    /// refused (``ModeldClientError/cacheInUse(_:)``).
     public init(_ configuration: ModeldConfiguration) throws {
+        let registration = try OpenCaches.claim(configuration.cacheDirectory)
+        do { try self.init(configuration, transports: ChannelTransports(configuration), registration: registration) } catch {
+            OpenCaches.release(registration)
+            throw error
+        }
+    }
+
+    /// A channel of a ``ModelCache`` (`registration` nil), or of its own (claimed by the caller).
+    init(_ configuration: ModeldConfiguration, transports: ChannelTransports, registration: String?) throws {
         sdk = try configuration.validate()
         verifier = try configuration.makeVerifier()
         self.configuration = configuration
-        let transport = try makeHTTPTransport(configuration.transport, access: configuration.conditions.networkAccess(for: .updateCheck))
-        self.transport = transport
-        let access = configuration.conditions.networkAccess(for: .modelFile)
-        modelTransport = access == .unrestricted ? transport : try makeHTTPTransport(configuration.transport, access: access)
-        wholeFileTransport = configuration.fileTransport
+        self.transports = transports
+        self.registration = registration
         cache = CacheDirectory(root: configuration.cacheDirectory)
         let opened = try cache.open(channel: configuration.channel)
         BackupExclusion.exclude(configuration.cacheDirectory)
@@ -66,7 +74,7 @@ public actor ModeldClient {
         self.lock = opened.lock
         events = EventQueue(directory: store.events, limit: configuration.maxQueuedEvents)
         if case .rules(let base) = configuration.source {
-            rules = RulesSource(base: base, rules: RulesVerifier(channel: configuration.channel, verifier: verifier), transport: transport,
+            rules = RulesSource(base: base, rules: RulesVerifier(channel: configuration.channel, verifier: verifier), transport: transports.control,
                                 cacheFile: store.root.appendingPathComponent("rules").appendingPathComponent("\(configuration.channel).json"))
         } else {
             rules = nil
@@ -93,9 +101,11 @@ public actor ModeldClient {
             ended.launchHealth = next
             try? store.save(ended)  // as in enteredBackground: unwritable leaves the launch counted
         }
-        transport.invalidate()
-        modelTransport.invalidate()
         DiskIO.closeFile(lock)
+        if let registration {
+            transports.invalidate()
+            OpenCaches.release(registration)
+        }
     }
 
     /// The install's identity (configured, or created once and kept in the cache).
@@ -193,7 +203,7 @@ public actor ModeldClient {
             return try activateBundled()
         }
         let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
-        let fetched = try await ModelFetcher(transport: modelTransport, wholeFileTransport: wholeFileTransport, directory: store.partial,
+        let fetched = try await ModelFetcher(transport: transports.modelBytes, wholeFileTransport: transports.wholeFiles, directory: store.partial,
                                        progress: progress)
             .fetch(release, sources: sources)
         progress.report(.preparing)
@@ -417,7 +427,7 @@ public actor ModeldClient {
     /// launch of a not-yet-good model, which becomes healthy at ``markGood(_:)``, when the app
     /// reaches the background (observed by the client on Apple platforms) or at a clean end
     /// (``close()``, the client released); launches that end in none of these, in a row, roll
-    /// the model back when the next `ModeldClient` opens this channel (docs/client.md,
+    /// the model back when the next `ModelChannel` opens this channel (docs/client.md,
     /// "Rollback rule").
     public func launchModel() throws -> InstalledModel? {
         try ensureOpen()
@@ -453,9 +463,11 @@ public actor ModeldClient {
         #if canImport(Darwin)
         lifecycleObserver = nil
         #endif
-        transport.invalidate()
-        modelTransport.invalidate()
         DiskIO.closeFile(lock)
+        if let registration {
+            transports.invalidate()
+            OpenCaches.release(registration)
+        }
     }
 
     /// Refuses work on a closed client: its lock is released, so another may own the cache.
