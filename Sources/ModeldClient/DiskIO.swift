@@ -26,12 +26,15 @@ enum DiskIO {
         try mapped { () throws(IOFailure) in try DurableFile.sync(fd, path: path) }
     }
 
-    /// Syncs a file's data and what reading it back needs (its size), not its times.
+    /// Syncs a file's data and what reading it back needs (its size), not its times: for
+    /// checkpoints. On Darwin a plain `fsync`, not `F_FULLFSYNC` (SPEC §13.2: that only at
+    /// install): a checkpoint the drive cache loses to a power cut is caught by the SHA-256 at
+    /// the end, which restarts the download.
     static func syncData(_ fd: Int32, path: String) throws {
         #if canImport(Glibc)
         guard fdatasync(fd) == 0 else { throw ModeldClientError.io("fdatasync \(path): \(errorText())") }
         #else
-        try syncFile(fd, path: path)
+        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(path): \(errorText())") }
         #endif
     }
 
@@ -58,6 +61,13 @@ enum DiskIO {
 
     /// Appends one line (without its newline) and makes it durable before returning
     /// (DurableFile.appendLine: a torn last line is cut off first).
+    /// Opens `url` for appending (the caller closes it).
+    static func openForAppend(_ url: URL) throws -> Int32 {
+        let fd = open(url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
+        return fd
+    }
+
     static func appendLineDurably(_ line: Data, to url: URL) throws {
         try mapped { () throws(IOFailure) in try DurableFile.appendLine([UInt8](line), to: url.path) }
     }

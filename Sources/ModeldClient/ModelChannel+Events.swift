@@ -3,10 +3,30 @@ import Foundation
 // Outcome events (SPEC §5, §13): the durable queue and its upload.
 
 extension ModelChannel {
-    /// Appends `event` durably to the local queue; it goes out with the next check or flush.
+    /// Appends `event` to the local queue; it goes out with the next check or flush. Amortised
+    /// O(1): it survives a crash of the process at once, and a power loss within 1 s (events are
+    /// made durable in groups, and at background and close; SPEC §13.2).
     public func record(_ event: OutcomeEvent) throws {
         try ensureOpen()
         try events.record(event)
+        scheduleEventSync()
+    }
+
+    /// A group still waiting for its fsync gets one within `groupCommit`, however few events follow.
+    func scheduleEventSync() {
+        guard events.isDirty, !eventSyncScheduled else { return }
+        eventSyncScheduled = true
+        // Detached and weak: a task isolated to this actor would keep the channel (and its lock) alive.
+        Task.detached { [weak self] in
+            try? await Task.sleep(for: EventQueue.groupCommit)  // nobody cancels it
+            await self?.syncEvents()
+        }
+    }
+
+    private func syncEvents() {
+        eventSyncScheduled = false
+        try? events.syncIfDue()  // an fsync that fails is retried by the next group; the events are written
+        scheduleEventSync()
     }
 
     /// Events dropped because the queue was full (oldest whole batches first, SPEC §9.2).

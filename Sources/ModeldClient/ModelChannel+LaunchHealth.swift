@@ -32,6 +32,7 @@ extension ModelChannel {
     /// where it has no UIKit lifecycle): the launch is healthy, and queued events are made durable.
     public func enteredBackground() {
         try? signal(.backgrounded)  // state.json unwritable: the launch stays counted, the safe side
+        try? events.sync()  // the group commit's own schedule retries a failure
     }
 
     /// Ends this client cleanly: the launch counts as healthy and the channel's lock is released
@@ -40,6 +41,7 @@ extension ModelChannel {
         guard !closed else { return }
         closed = true
         try? signal(.endedCleanly)  // as in enteredBackground
+        try? events.sync()
         #if canImport(Darwin)
         lifecycleObserver = nil
         #endif

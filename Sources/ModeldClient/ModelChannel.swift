@@ -39,6 +39,8 @@ public actor ModelChannel {
     var lifecycleObserver: AppLifecycleObserver?
     #endif
     var closed = false
+    /// A group commit of recorded events is pending (``scheduleEventSync()``).
+    var eventSyncScheduled = false
     var checkInFlight: SharedFlight<CheckResult>?
     var updateInFlight: SharedFlight<UpdateResult>?
     var downloadsInFlight: [String: SharedFlight<InstalledModel>] = [:]
