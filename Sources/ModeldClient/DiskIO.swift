@@ -61,15 +61,9 @@ enum DiskIO {
 
     /// Appends one line (without its newline) and makes it durable before returning
     /// (DurableFile.appendLine: a torn last line is cut off first).
-    /// Opens `url` for appending (the caller closes it).
-    static func openForAppend(_ url: URL) throws -> Int32 {
-        let fd = open(url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
-        guard fd >= 0 else { throw ModeldClientError.io("open \(url.path): \(errorText())") }
-        return fd
-    }
-
-    static func appendLineDurably(_ line: Data, to url: URL) throws {
-        try mapped { () throws(IOFailure) in try DurableFile.appendLine([UInt8](line), to: url.path) }
+    /// Opens `url` for appends synced in groups, its torn tail cut (the caller closes it).
+    static func openForAppending(_ url: URL) throws -> Int32 {
+        try mapped { () throws(IOFailure) in try DurableFile.openForAppending(url.path) }
     }
 
     /// Bytes an unprivileged process may still write on the file system holding `url`.
@@ -104,7 +98,7 @@ enum DiskIO {
     static func errorText() -> String { String(cString: strerror(errno)) }
 
     /// DurableFiles' failures in the client's error vocabulary.
-    private static func mapped(_ body: () throws(IOFailure) -> Void) throws(ModeldClientError) {
-        do { try body() } catch { throw ModeldClientError.io(error.description) }
+    private static func mapped<T>(_ body: () throws(IOFailure) -> T) throws(ModeldClientError) -> T {
+        do { return try body() } catch { throw ModeldClientError.io(error.description) }
     }
 }

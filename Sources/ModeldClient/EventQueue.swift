@@ -3,9 +3,9 @@ import Foundation
 /// The durable outcome-event queue (SPEC §13, §13.2).
 ///
 /// `record` appends a line to `events/queue.jsonl` and costs the same with 10 or 10,000 events
-/// queued: the first append of a process goes through `DurableFile.appendLine` (which cuts a
-/// torn tail a crash left), later ones are written to the open file at once — a killed process
-/// loses none, they are in the page cache — and made durable in groups at most 1 s apart
+/// queued: the file stays open (`DurableFile.openForAppending` cuts a torn tail a crash left
+/// first), each line is written at once — a killed process loses none, they are in the page
+/// cache — and made durable in groups at most 1 s apart
 /// (``syncIfDue()``, ``sync()`` at background, close and before sealing). The bound is checked
 /// against a running count, rescanned only after a send changed the files. Sending first *seals* the
 /// queue: one rename turns it into `events/<seq>_<batch_id>.jsonl`, so the batch id is on disk
@@ -29,7 +29,7 @@ final class EventQueue {
     /// The most events kept (SPEC §9.2: without a reachable events URL the queue must not grow
     /// without bound); beyond it the oldest whole batches are dropped and counted.
     var limit: Int
-    /// `queue.jsonl` open for appends after this process's first, durable, one.
+    /// `queue.jsonl` open for appends, from this process's first.
     private var appender: Int32?
     /// Appended and not yet fsynced; when the last group was made durable.
     private(set) var isDirty = false
@@ -51,15 +51,11 @@ final class EventQueue {
         try event.validate()
         let line = try event.jsonLine()
         try makeRoom()
-        if let appender {
-            try DiskIO.writeAll(appender, line + Data([0x0A]), path: queueURL.path)
-            isDirty = true
-            try syncIfDue()
-        } else {
-            try DiskIO.appendLineDurably(line, to: queueURL)
-            appender = try DiskIO.openForAppend(queueURL)
-            lastSync = .now
-        }
+        let fd = try appender ?? DiskIO.openForAppending(queueURL)
+        appender = fd
+        try DiskIO.writeAll(fd, line + Data([0x0A]), path: queueURL.path)
+        isDirty = true
+        try syncIfDue()
         knownCount = knownCount.map { $0 + 1 }
     }
 
