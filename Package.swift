@@ -146,7 +146,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], resources: [.copy("PrivacyInfo.xcprivacy")]),  // Apple's privacy manifest (SPEC §13.1)
         .executableTarget(name: "modeld-client", dependencies: [
-            "ModeldClient",
+            "ModeldClient", "ReleaseSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -193,6 +193,7 @@ let package = Package(
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
             "ChildProcesses", "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "DurableFiles", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
+            "ReleaseSelection",  // RulesCrossCheckTests decodes snapshots itself (the client no longer re-exports it)
             // Router.table, which RouteTableConductTests walks against the real binary.
             "HTTPServer", "ModeldCore",
         ]),

@@ -29,6 +29,19 @@ extension DurableFile {
         try sync(fd, path: path)
     }
 
+    /// Opens `path` (created if missing) for a writer that appends many lines and makes them
+    /// durable in groups with `sync` (the client's event queue, SPEC §13.2), after cutting a
+    /// torn tail as `appendLine` does. The caller owns the descriptor, and holds the only
+    /// writer's lock itself.
+    public static func openForAppending(_ path: String, mode: mode_t = 0o644) throws(IOFailure) -> Int32 {
+        let fd = try open(path, O_RDWR | O_APPEND | O_CREAT, mode: mode)
+        do throws(IOFailure) { try repairTornTail(fd, path: path) } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
     /// Truncates the file after its last newline when it does not end with one. The cut is
     /// made durable by the fsync of the append that follows.
     static func repairTornTail(_ fd: Int32, path: String) throws(IOFailure) {

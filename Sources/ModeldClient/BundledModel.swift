@@ -8,7 +8,7 @@ public struct BundledModel: Sendable, Equatable {
     public var id: String
     /// Its SHA-256, 64 lowercase hex.
     public var sha256: String
-    /// The file in the app bundle, if the app wants ``ModeldClient/activeModel()`` to name it.
+    /// The file in the app bundle, if the app wants ``ModelChannel/activeModel()`` to name it.
     public var url: URL?
 
     public init(id: String, sha256: String, url: URL?) {

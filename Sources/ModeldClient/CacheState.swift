@@ -10,8 +10,8 @@ struct CacheState: Codable, Equatable {
     var previous: [String] = []
     /// Ids the app reported bad or that crash-looped: never installed again.
     var blocked: [String] = []
-    /// Launches of `active` that ended before ``CrashLoopRule/window`` without `markGood`, in a
-    /// row (the crash-loop rule, ``LaunchHealth``). Replaces v3's `activations`, which counted
+    /// Launches of `active` that ended without `markGood`, background or a clean end, in a row
+    /// (the crash-loop rule, ``LaunchHealth``). Replaces v3's `activations`, which counted
     /// every launch and so blocked models that were merely unused; an old value is not carried over.
     var unconfirmedLaunches = 0
     var activeIsGood = false
@@ -23,11 +23,13 @@ struct CacheState: Codable, Equatable {
     /// Back-off: consecutive failures and the earliest time of the next request.
     var failures = 0
     var notBefore: Date?
+    /// The last failure's `Retry-After`, which even a user-initiated update honours for 60 s.
+    var retryAfter: RetryAfterRecord?
 
     enum CodingKeys: String, CodingKey {
         case clientID = "client_id", active, previous, blocked, unconfirmedLaunches = "unconfirmed_launches"
         case activeIsGood = "active_is_good", etag, lastBody = "last_body"
-        case highestCatalog = "highest_catalog", failures, notBefore = "not_before"
+        case highestCatalog = "highest_catalog", failures, notBefore = "not_before", retryAfter = "retry_after"
     }
 
     init(clientID: String) { self.clientID = clientID }
@@ -47,6 +49,7 @@ struct CacheState: Codable, Equatable {
         highestCatalog = try c.decodeIfPresent(Int64.self, forKey: .highestCatalog)
         failures = try c.decodeIfPresent(Int.self, forKey: .failures) ?? 0
         notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
+        retryAfter = try c.decodeIfPresent(RetryAfterRecord.self, forKey: .retryAfter)
     }
 }
 

@@ -26,12 +26,15 @@ enum DiskIO {
         try mapped { () throws(IOFailure) in try DurableFile.sync(fd, path: path) }
     }
 
-    /// Syncs a file's data and what reading it back needs (its size), not its times.
+    /// Syncs a file's data and what reading it back needs (its size), not its times: for
+    /// checkpoints. On Darwin a plain `fsync`, not `F_FULLFSYNC` (SPEC §13.2: that only at
+    /// install): a checkpoint the drive cache loses to a power cut is caught by the SHA-256 at
+    /// the end, which restarts the download.
     static func syncData(_ fd: Int32, path: String) throws {
         #if canImport(Glibc)
         guard fdatasync(fd) == 0 else { throw ModeldClientError.io("fdatasync \(path): \(errorText())") }
         #else
-        try syncFile(fd, path: path)
+        guard fsync(fd) == 0 else { throw ModeldClientError.io("fsync \(path): \(errorText())") }
         #endif
     }
 
@@ -58,8 +61,9 @@ enum DiskIO {
 
     /// Appends one line (without its newline) and makes it durable before returning
     /// (DurableFile.appendLine: a torn last line is cut off first).
-    static func appendLineDurably(_ line: Data, to url: URL) throws {
-        try mapped { () throws(IOFailure) in try DurableFile.appendLine([UInt8](line), to: url.path) }
+    /// Opens `url` for appends synced in groups, its torn tail cut (the caller closes it).
+    static func openForAppending(_ url: URL) throws -> Int32 {
+        try mapped { () throws(IOFailure) in try DurableFile.openForAppending(url.path) }
     }
 
     /// Bytes an unprivileged process may still write on the file system holding `url`.
@@ -94,7 +98,7 @@ enum DiskIO {
     static func errorText() -> String { String(cString: strerror(errno)) }
 
     /// DurableFiles' failures in the client's error vocabulary.
-    private static func mapped(_ body: () throws(IOFailure) -> Void) throws(ModeldClientError) {
-        do { try body() } catch { throw ModeldClientError.io(error.description) }
+    private static func mapped<T>(_ body: () throws(IOFailure) -> T) throws(ModeldClientError) -> T {
+        do { return try body() } catch { throw ModeldClientError.io(error.description) }
     }
 }

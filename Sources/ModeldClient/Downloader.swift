@@ -2,15 +2,11 @@ import BinaryText
 import Foundation
 
 /// Streams a release's file into `partial/<id>.part` and proves it is the signed one (SPEC §13):
-/// a fsynced checkpoint every 4 MiB (made durable while the next 4 MiB arrive, so at most 8 MiB
-/// is fetched twice), resume with `Range` + `If-Range: "<sha256>"`, identity encoding, a 200 to
+/// a checkpoint made durable once 64 MiB or 2 s have passed since the last one (while the next
+/// ones arrive: ``CheckpointPolicy``), resume with `Range` + `If-Range: "<sha256>"`, identity encoding, a 200 to
 /// a range restarts from zero, abort at size + 1 byte, SHA-256 and size checked at the end.
 /// Nothing here touches the installed models.
 struct Downloader {
-    /// Half of SPEC §13's 8 MiB: a checkpoint is made durable while the next interval arrives,
-    /// so a crash re-fetches at most two intervals — the 8 MiB a synchronous checkpoint bounds.
-    static let checkpointInterval: Int64 = 4 << 20
-
     let transport: any HTTPTransport
     let directory: URL
     /// Sees `downloading` as bytes reach the disk, then `verifying`.
@@ -92,8 +88,9 @@ final class PartialFile: ResponseSink {
     private static let pendingLimit = 1 << 20
     /// Bytes received so far (written and pending).
     var received: Int64 { written + Int64(pending.count) }
-    /// The offset of the last checkpoint handed to `syncer`.
+    /// The offset of the last checkpoint handed to `syncer`, and when.
     private var lastCheckpoint: Int64 = 0
+    private var lastCheckpointAt = ContinuousClock.now
     private let progress: ProgressBroadcaster?
 
     static func discard(_ release: Release, in directory: URL) throws {
@@ -172,7 +169,7 @@ final class PartialFile: ResponseSink {
     }
 
     /// Writes the pending bytes, hands them to the hash thread, starts their writeback (so a
-    /// checkpoint's fsync finds little left) and checkpoints every `checkpointInterval`.
+    /// checkpoint's fsync finds little left) and checkpoints when ``CheckpointPolicy`` says so.
     private func flush() throws {
         guard !pending.isEmpty else { return }
         try pending.withUnsafeBytes { try DiskIO.writeAll(fd, $0, path: partPath) }
@@ -182,7 +179,7 @@ final class PartialFile: ResponseSink {
         pending = []
         pending.reserveCapacity(Self.pendingLimit)
         progress?.report(.downloading(bytes: written, total: release.size))
-        if written - lastCheckpoint >= Downloader.checkpointInterval { try checkpoint() }
+        if CheckpointPolicy.isDue(bytes: written - lastCheckpoint, since: ContinuousClock.now - lastCheckpointAt) { try checkpoint() }
     }
 
     /// Has the syncer fsync the bytes written so far, then record them as durable (the record
@@ -194,6 +191,7 @@ final class PartialFile: ResponseSink {
             try checkpointFile.record(offset)
         }
         lastCheckpoint = written
+        lastCheckpointAt = .now
     }
 
     /// After a failed transfer: keep what arrived for the next resume.

@@ -1,13 +1,18 @@
 import Foundation
 
-/// The durable outcome-event queue (SPEC §13).
+/// The durable outcome-event queue (SPEC §13, §13.2).
 ///
-/// `record` appends a line to `events/queue.jsonl` and fsyncs it. Sending first *seals* the
+/// `record` appends a line to `events/queue.jsonl` and costs the same with 10 or 10,000 events
+/// queued: the file stays open (`DurableFile.openForAppending` cuts a torn tail a crash left
+/// first), each line is written at once — a killed process loses none, they are in the page
+/// cache — and made durable in groups at most 1 s apart
+/// (``syncIfDue()``, ``sync()`` at background, close and before sealing). The bound is checked
+/// against a running count, rescanned only after a send changed the files. Sending first *seals* the
 /// queue: one rename turns it into `events/<seq>_<batch_id>.jsonl`, so the batch id is on disk
 /// before the batch is ever sent and every retry reuses it (the server dedups by
 /// `(client_id, batch_id)`). Splitting names children `<batch_id>-<n>` deterministically, so a
 /// crash mid-split re-creates the same ids. Quarantined batches go to `events/quarantine/`.
-struct EventQueue {
+final class EventQueue {
     static let maxEvents = 1000
     static let maxBytes = 512 << 10
 
@@ -17,10 +22,27 @@ struct EventQueue {
         let lines: [Data]
     }
 
+    /// Events made durable at most this long after `record` returned (SPEC §13.2).
+    static let groupCommit: Duration = .seconds(1)
+
     let directory: URL
     /// The most events kept (SPEC §9.2: without a reachable events URL the queue must not grow
     /// without bound); beyond it the oldest whole batches are dropped and counted.
-    var limit = Int.max
+    var limit: Int
+    /// `queue.jsonl` open for appends, from this process's first.
+    private var appender: Int32?
+    /// Appended and not yet fsynced; when the last group was made durable.
+    private(set) var isDirty = false
+    private var lastSync = ContinuousClock.now
+    /// Events in the queue and its sealed batches, while no send has changed them (nil: rescan).
+    private var knownCount: Int?
+
+    init(directory: URL, limit: Int = .max) {
+        self.directory = directory
+        self.limit = limit
+    }
+
+    deinit { try? closeAppender() }  // releasing the queue is a clean end: its events are durable
     private var queueURL: URL { directory.appendingPathComponent("queue.jsonl") }
     private var quarantine: URL { directory.appendingPathComponent("quarantine") }
     private var droppedURL: URL { directory.appendingPathComponent("dropped") }
@@ -29,7 +51,35 @@ struct EventQueue {
         try event.validate()
         let line = try event.jsonLine()
         try makeRoom()
-        try DiskIO.appendLineDurably(line, to: queueURL)
+        let fd = try appender ?? DiskIO.openForAppending(queueURL)
+        appender = fd
+        try DiskIO.writeAll(fd, line + Data([0x0A]), path: queueURL.path)
+        isDirty = true
+        try syncIfDue()
+        knownCount = knownCount.map { $0 + 1 }
+    }
+
+    /// Makes the appended events durable when the last group is `groupCommit` old.
+    func syncIfDue() throws {
+        if isDirty, ContinuousClock.now - lastSync >= Self.groupCommit { try sync() }
+    }
+
+    /// Makes every appended event durable now (background, close, before sealing).
+    func sync() throws {
+        guard isDirty, let appender else { return }
+        try DiskIO.syncData(appender, path: queueURL.path)
+        isDirty = false
+        lastSync = .now
+    }
+
+    /// Syncs and closes the appender (before `queue.jsonl` is renamed, or at the end).
+    private func closeAppender() throws {
+        guard let fd = appender else { return }
+        defer {
+            DiskIO.closeFile(fd)
+            appender = nil
+        }
+        try sync()
     }
 
     /// Events dropped so far because the queue was full (`events/dropped`, a decimal count).
@@ -42,7 +92,11 @@ struct EventQueue {
     /// event fits; the count is written before the files go, so a crash over-counts rather
     /// than loses a drop.
     private func makeRoom() throws {
-        guard limit < .max, countLines(queueURL) + sealedLineCount() + 1 > limit else { return }
+        guard limit < .max else { return }
+        let count = knownCount ?? countLines(queueURL) + sealedLineCount()
+        knownCount = count
+        guard count + 1 > limit else { return }
+        knownCount = nil  // files change below
         try seal()
         var files = try batchFiles()
         var total = files.reduce(0) { $0 + countLines($1) }
@@ -85,12 +139,14 @@ struct EventQueue {
 
     /// The server stored the batch (or had it already): forget it.
     func acknowledge(_ batch: Batch) throws {
+        knownCount = nil
         try FileManager.default.removeItem(at: batch.file)
         try DiskIO.fsyncDirectory(directory)
     }
 
     /// The server refused the batch as invalid: keep it aside so later batches still go out.
     func quarantine(_ batch: Batch) throws {
+        knownCount = nil
         try FileManager.default.createDirectory(at: quarantine, withIntermediateDirectories: true)
         try DiskIO.moveDurably(batch.file, to: quarantine.appendingPathComponent(batch.file.lastPathComponent))
     }
@@ -119,6 +175,8 @@ struct EventQueue {
     // MARK: sealing and files
 
     private func seal() throws {
+        try closeAppender()  // the rename below must carry synced lines, and later appends a new file
+        knownCount = nil
         guard let data = try DiskIO.readIfExists(queueURL), !Self.lines(data).isEmpty else { return }
         let sealed = directory.appendingPathComponent(String(format: "%016llx", UInt64(Date().timeIntervalSince1970 * 1e6))
                                                       + "_\(UUID().uuidString.lowercased()).jsonl")

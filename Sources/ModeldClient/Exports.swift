@@ -1,3 +1,7 @@
-// Selection's vocabulary (SDKVersion, DeviceAttributes, RulesSnapshot) is part of the client's
-// API: apps configure device attributes and read versions without a second import.
-@_exported import ReleaseSelection
+import ReleaseSelection
+
+// The selection vocabulary the client's API names, and only that (SPEC §13.2: implementation
+// modules are not re-exported): apps configure device attributes and read a release's chunk
+// list without importing ReleaseSelection, which stays an implementation module.
+public typealias DeviceAttributes = ReleaseSelection.DeviceAttributes
+public typealias ChunkListReference = ReleaseSelection.ChunkListReference

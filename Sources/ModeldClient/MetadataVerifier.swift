@@ -38,8 +38,8 @@ protocol MetadataVerifier: Sendable {
     func verifyPointer(_ bytes: [UInt8], now: Date) throws -> StaticPointer
 }
 
-/// No trusted keys: every answer is accepted unsigned (SPEC §13: development only; the CLI says
-/// so on stderr).
+/// No trusted keys and `allowUnsigned`: every answer is accepted unsigned (development only;
+/// the `modeld-client` demo says so on stderr).
 struct UnsignedVerifier: MetadataVerifier {
     var acceptsUnsigned: Bool { true }
 
@@ -51,7 +51,15 @@ struct UnsignedVerifier: MetadataVerifier {
 }
 
 extension ModeldConfiguration {
+    /// Secure by default (SPEC §13.2): without trusted keys, unsigned metadata only when the
+    /// configuration says `allowUnsigned`.
     func makeVerifier() throws -> any MetadataVerifier {
-        trustedKeys.isEmpty ? UnsignedVerifier() : try SignedMetadataVerifier(keys: trustedKeys)
+        guard trustedKeys.isEmpty else { return try SignedMetadataVerifier(keys: trustedKeys) }
+        guard allowUnsigned else {
+            throw ModeldClientError.invalidConfiguration(
+                "no trustedKeys: unsigned update metadata is refused; give the keys of `modelctl keys generate`, "
+                + "or set allowUnsigned = true (development only)")
+        }
+        return UnsignedVerifier()
     }
 }

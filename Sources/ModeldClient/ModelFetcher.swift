@@ -21,7 +21,10 @@ struct ModelFetcher {
     /// cost requests (a fine-tune that moved every weight reuses nothing at all).
     static let minimumReuse = 0.10
 
+    /// Chunk lists and ranges (foreground, under the download conditions).
     let transport: any HTTPTransport
+    /// The full download when it differs (a background session takes whole files only, SPEC §13.2).
+    var wholeFileTransport: (any HTTPTransport)?
     let directory: URL
     /// Sees `downloading` and `verifying` of the delta build or the full download.
     var progress: ProgressBroadcaster?
@@ -55,7 +58,7 @@ struct ModelFetcher {
                 }
             }
         }
-        let full = try await Downloader(transport: transport, directory: directory, progress: progress).fetch(release)
+        let full = try await Downloader(transport: wholeFileTransport ?? transport, directory: directory, progress: progress).fetch(release)
         return Fetched(file: full.file, chunkList: listBytes, bytesFetched: fetched + full.bytesFetched, method: .full)
     }
 

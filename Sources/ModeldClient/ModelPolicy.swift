@@ -1,6 +1,6 @@
 import Foundation
 
-extension ModeldClient {
+extension ModelChannel {
     /// The model to use under `policy` (Firebase's `getModel(name:downloadType:conditions:)`):
     /// nil means the app's bundled base model. `progress` sees the update's phases, if one runs
     /// while this call waits.

@@ -1,5 +1,5 @@
 import Foundation
-#if canImport(CoreML)
+#if canImport(CoreML) && !os(watchOS)
 import CoreML
 #endif
 
@@ -12,9 +12,12 @@ public protocol ModelPreparer: Sendable {
     func prepare(model: URL, into directory: URL) async throws
 }
 
-#if canImport(CoreML)
-/// Compiles a downloaded `.mlmodel` / `.mlpackage` on device into `model.mlmodelc` beside it.
-@available(iOS 16, macOS 13, tvOS 16, watchOS 9, visionOS 1, *)
+// watchOS has Core ML but not `MLModel.compileModel(at:)` (SPEC §13.2): a watch app ships its
+// models compiled (`.mlmodelc` in a zip, which the client unpacks), and this type is not there.
+#if canImport(CoreML) && !os(watchOS)
+/// Compiles a downloaded `.mlmodel` / `.mlpackage` on device into `model.mlmodelc` beside it
+/// (not on watchOS, which cannot compile on device).
+@available(iOS 16, macOS 13, tvOS 16, visionOS 1, *)
 public struct CoreMLCompiler: ModelPreparer {
     public init() {}
 

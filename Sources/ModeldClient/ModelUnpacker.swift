@@ -53,7 +53,7 @@ enum ModelUnpacker {
         } catch let error as ZipError {
             throw ModeldClientError.verification("model archive refused: \(error)")
         }
-        try DiskIO.syncData(fd, path: url.path)
+        try DiskIO.syncFile(fd, path: url.path)  // part of the install: F_FULLFSYNC on Darwin
     }
 
     private static func makeDirectory(_ url: URL) throws {

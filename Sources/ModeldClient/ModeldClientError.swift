@@ -3,7 +3,7 @@ import Foundation
 
 /// Why a check, download or event upload failed. The installed model is never touched by a
 /// failure; `description` is one line naming the cause.
-public enum ModeldClientError: Error, Sendable, CustomStringConvertible, Equatable {
+public enum ModeldClientError: LocalizedError, Sendable, CustomStringConvertible, Equatable {
     /// The configuration cannot work (bad SDK version, bad URL, unreadable key file).
     case invalidConfiguration(String)
     /// Another process holds this cache directory.
@@ -19,8 +19,8 @@ public enum ModeldClientError: Error, Sendable, CustomStringConvertible, Equatab
     case insufficientStorage(needed: Int64, available: Int64)
     /// A local file operation failed.
     case io(String)
-    /// A cache management request that cannot be done (deleting the active model, an unknown
-    /// or unblocked id); nothing changed.
+    /// A request that cannot be done (deleting the active model, an unknown or unblocked id, a
+    /// closed client); nothing changed.
     case refused(String)
     /// A previous failure's back-off (or the server's `Retry-After`) has not yet passed.
     case deferred(until: Date)
@@ -40,4 +40,7 @@ public enum ModeldClientError: Error, Sendable, CustomStringConvertible, Equatab
         case .deferred(let until): "backing off until \(RFC3339.format(milliseconds: Int64((until.timeIntervalSince1970 * 1000).rounded(.down))))"
         }
     }
+
+    /// `localizedDescription` says what happened, not "ModeldClientError error 4".
+    public var errorDescription: String? { description }
 }

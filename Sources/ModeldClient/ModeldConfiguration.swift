@@ -1,7 +1,8 @@
 import Foundation
+import ReleaseSelection
 import ModeldSigning
 
-/// Everything a ``ModeldClient`` needs to know about the app and where its models come from.
+/// Everything a ``ModelChannel`` needs to know about the app and where its models come from.
 public struct ModeldConfiguration: Sendable {
     /// Where update checks go.
     public enum Source: Sendable, Equatable {
@@ -26,14 +27,16 @@ public struct ModeldConfiguration: Sendable {
     /// The directory the client owns: installed models, partial downloads, state, events.
     public var cacheDirectory: URL
     /// Public keys of `modelctl keys generate` (`.pub` file contents or files read by the app).
-    /// Empty = unsigned answers are accepted (development only).
+    /// Empty: the client refuses to open unless ``allowUnsigned`` is set.
     public var trustedKeys: [TrustedPublicKey]
+    /// Accept unsigned metadata when ``trustedKeys`` is empty (development only; SPEC §13.2).
+    public var allowUnsigned = false
     /// How many earlier models stay installed for rollback.
     public var keepPrevious: Int
     /// Back-off after failures: failure n waits `random(0, min(cap, base·2ⁿ))`.
     public var backoffBase: TimeInterval
     public var backoffCap: TimeInterval
-    /// The nominal interval between update checks (jittered by ``ModeldClient/nextCheckDate()``).
+    /// The nominal interval between update checks (jittered by ``ModelChannel/nextCheckDate()``).
     public var pollInterval: TimeInterval
     /// A step after verification and before activation (e.g. ``CoreMLCompiler`` on Apple platforms).
     public var preparer: (any ModelPreparer)?
@@ -42,7 +45,7 @@ public struct ModeldConfiguration: Sendable {
     /// Sent with every update check so the server can answer a device-class variant (SPEC
     /// §3.1) and used by rules evaluation (§9.2); read from the OS by default, `.none` to send none.
     public var deviceAttributes: DeviceAttributes = .current
-    /// When a new model counts as crash-looping and is rolled back (docs/client.md).
+    /// When a new model counts as crash-looping and is rolled back (docs/client.md); `.off`: never.
     public var crashLoop = CrashLoopRule()
     /// When a release may be downloaded (network kinds on Apple platforms, `maxBytes` everywhere).
     public var conditions = DownloadConditions()
@@ -57,7 +60,7 @@ public struct ModeldConfiguration: Sendable {
     #endif
     /// Test-only: called after each install step, so a crash test can kill the process exactly
     /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
-    @_spi(Testing) public var afterInstallStep: (@Sendable (InstallStep) -> Void)?
+    package var afterInstallStep: (@Sendable (InstallStep) -> Void)?
     /// Where events go without a model server (SPEC §9.2): the base URL of any server answering
     /// `POST /events` (a modeld replica run for ingestion). nil: a `server` source takes them.
     public var events: URL?
@@ -94,8 +97,8 @@ public struct ModeldConfiguration: Sendable {
         }
         try bundledModel?.validate()
         try deviceAttributes.validate()
-        guard crashLoop.launches >= 1, crashLoop.window >= 0 else {
-            throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 and a window ≥ 0")
+        if let launches = crashLoop.launches, launches < 1 {
+            throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 (or .off)")
         }
         guard keepPrevious >= 0 else { throw ModeldClientError.invalidConfiguration("keepPrevious must be ≥ 0") }
         guard maxQueuedEvents >= 1 else { throw ModeldClientError.invalidConfiguration("maxQueuedEvents must be ≥ 1") }
@@ -110,7 +113,7 @@ public struct ModeldConfiguration: Sendable {
 
 /// The durable steps of installing a downloaded release, in order; a crash after any of them
 /// leaves the previous model or the new one active, never a mix (SPEC §13).
-@_spi(Testing) public enum InstallStep: String, Sendable, CaseIterable {
+package enum InstallStep: String, Sendable, CaseIterable {
     /// The file is complete, verified and fsynced in `partial/`.
     case downloaded
     /// It sits with its `release.json` in a staging directory under `models/`.

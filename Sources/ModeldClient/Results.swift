@@ -18,7 +18,7 @@ public struct CheckResult: Sendable, Equatable {
     public let catalog: Int64?
 }
 
-/// What ``ModeldClient/update()`` did.
+/// What ``ModelChannel/update()`` did.
 public struct UpdateResult: Sendable, Equatable {
     public enum Status: Sendable, Equatable {
         case upToDate, updated, noModel
@@ -42,7 +42,7 @@ public enum FetchMethod: String, Sendable {
     case delta, full
 }
 
-/// What ``ModeldClient/flushEvents()`` did.
+/// What ``ModelChannel/flushEvents()`` did.
 public struct FlushResult: Sendable, Equatable {
     /// Events the server acknowledged (stored now or already, by `batch_id`).
     public var sent = 0

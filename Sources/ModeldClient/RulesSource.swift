@@ -1,5 +1,6 @@
 import ContentDigest
 import Foundation
+import ReleaseSelection
 import ModeldSigning
 
 /// Rules mode (SPEC §9.2): the signed pointer `rules/<channel>.sig.json` names an immutable
@@ -130,15 +131,15 @@ final class RulesSource: Sendable {
 }
 
 /// Verification of a channel's rules pointer and snapshot (SPEC §9.2 with §12's client rules),
-/// public so tools that fetch rules themselves (`modeld-client simulate --rules`) verify alike.
-public struct RulesVerifier: Sendable {
-    public let channel: String
+/// `package` so `modeld-client simulate --rules` verifies alike (no public API for a tool, SPEC §13.2).
+package struct RulesVerifier: Sendable {
+    package let channel: String
     let verifier: any MetadataVerifier
 
-    public struct Outcome: Sendable {
-        public let snapshot: RulesSnapshot
+    package struct Outcome: Sendable {
+        package let snapshot: RulesSnapshot
         /// The catalog version a verified signature vouched for; nil when accepted unsigned.
-        public let catalog: Int64?
+        package let catalog: Int64?
         /// The verified snapshot's SHA-256 and size (the pointer's): what a later pointer must
         /// name for `snapshot` to be reused.
         let snapshotSHA256: String
@@ -148,7 +149,7 @@ public struct RulesVerifier: Sendable {
     }
 
     /// `trustedKeys` empty: unsigned pointers are accepted (development only).
-    public init(channel: String, trustedKeys: [TrustedPublicKey]) throws {
+    package init(channel: String, trustedKeys: [TrustedPublicKey]) throws {
         self.channel = channel
         verifier = trustedKeys.isEmpty ? UnsignedVerifier() : try SignedMetadataVerifier(keys: trustedKeys)
     }
@@ -164,7 +165,7 @@ public struct RulesVerifier: Sendable {
     /// than the highest verified for this channel. With `previous` (the last outcome) and a
     /// pointer naming the same snapshot bytes, its decoded snapshot is reused: the pointer is
     /// still verified in full (signature, expiry, catalog), the snapshot is not hashed again.
-    public func verify(pointer: [UInt8], snapshot: [UInt8], now: Date, highest: Int64?, reusing previous: Outcome? = nil) throws -> Outcome {
+    package func verify(pointer: [UInt8], snapshot: [UInt8], now: Date, highest: Int64?, reusing previous: Outcome? = nil) throws -> Outcome {
         try verify(pointer: pointer, now: now, highest: highest, reusing: previous) { snapshot }
     }
 

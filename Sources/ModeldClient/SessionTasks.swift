@@ -58,6 +58,8 @@ final class SessionTasks: Sendable {
             entry.continuation.resume(throwing: failure)
         } else if let error = error as? URLError, error.code == .cancelled {
             entry.continuation.resume(throwing: CancellationError())
+        } else if let error = error as? URLError, error.isHeldBackByConditions {
+            entry.continuation.resume(throwing: HeldBackByConditions())
         } else if let error {
             entry.continuation.resume(throwing: ModeldClientError.network(error.localizedDescription))
         } else {
@@ -73,5 +75,16 @@ extension URLRequest {
         httpMethod = request.method
         for (name, value) in request.headers { setValue(value, forHTTPHeaderField: name) }
         httpBody = request.body
+    }
+}
+
+extension URLError {
+    /// The session's `allows…Access` switches kept the request off the only network there is.
+    var isHeldBackByConditions: Bool {
+        #if canImport(Darwin)
+        networkUnavailableReason != nil  // iOS 13, macOS 10.15, watchOS 6: below every declared minimum
+        #else
+        false  // FoundationNetworking has no network kinds
+        #endif
     }
 }

@@ -13,7 +13,7 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
     private let queue = OperationQueue()
     private var session: URLSession!
 
-    init(idleTimeout: Int, conditions: DownloadConditions = DownloadConditions()) {
+    init(idleTimeout: Int, access: NetworkAccess = .unrestricted) {
         queue.maxConcurrentOperationCount = 1
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
@@ -22,9 +22,9 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         configuration.timeoutIntervalForRequest = TimeInterval(idleTimeout)
         configuration.httpCookieStorage = nil
         #if canImport(Darwin)
-        configuration.allowsCellularAccess = conditions.allowsCellular
-        configuration.allowsExpensiveNetworkAccess = conditions.allowsExpensive
-        configuration.allowsConstrainedNetworkAccess = conditions.allowsConstrained
+        configuration.allowsCellularAccess = access.cellular
+        configuration.allowsExpensiveNetworkAccess = access.expensive
+        configuration.allowsConstrainedNetworkAccess = access.constrained
         #endif
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
     }

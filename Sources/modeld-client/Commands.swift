@@ -20,11 +20,14 @@ struct UpdateCommand: AsyncParsableCommand {
     @ParentCommand var root: ModeldClientCommand
     @Flag(help: "Print each phase to stderr (at most one line a second while downloading; JSON lines with --json).")
     var progress = false
+    @Flag(help: "A user-initiated update: ignore the stored back-off (a Retry-After of the last 60 s still holds).")
+    var now = false
 
     func run() async throws {
         let observer = progress ? ProgressPrinter(json: root.json).observer : nil
+        let trigger: UpdateTrigger = now ? .userInitiated : .scheduled
         try await root.report { client in
-            let result = try await Interruption.exitOnSignal { try await client.update(progress: observer) }
+            let result = try await Interruption.exitOnSignal { try await client.update(trigger, progress: observer) }
             return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog, bytesFetched: result.bytesFetched,
                                method: result.method)
         }
@@ -70,6 +73,29 @@ struct FlushCommand: AsyncParsableCommand {
         try await root.withClient { client in
             let result = try await client.flushEvents()
             print("sent \(result.sent) events, \(result.quarantined) quarantined, \(result.remaining) still queued")
+        }
+    }
+}
+
+struct LaunchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "launch",
+        abstract: "Start the active model as an app launch does (the crash-loop rule counts it); print it.",
+        discussion: "With --hold the process stays up, as an app does, until SIGTERM or SIGINT ends it cleanly "
+            + "(a healthy launch); a process killed before that counts as a crash.")
+    @ParentCommand var root: ModeldClientCommand
+    @Flag(help: "Mark the model good (it worked), as the app does after a successful prediction.")
+    var markGood = false
+    @Flag(help: "Stay running until SIGTERM or SIGINT, then end cleanly.")
+    var hold = false
+
+    func run() async throws {
+        let termination = hold ? TerminationSignal() : nil
+        try await root.withClient { client in
+            let model = try await client.launchModel()
+            if markGood, let model { try await client.markGood(model.id) }
+            StateOutput(state: model == nil ? .none : .installed, active: model, catalog: await client.highestCatalog).print(json: root.json)
+            await termination?.wait()
         }
     }
 }

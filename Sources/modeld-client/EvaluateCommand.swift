@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReleaseSelection
 import ModeldClient
 
 /// `modeld-client evaluate --snapshot FILE`: evaluates a rules snapshot (SPEC §9.2) locally for

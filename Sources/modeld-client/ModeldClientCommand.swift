@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-@_spi(Testing) import ModeldClient
+import ModeldClient
 
 /// `modeld-client`: the reference client library on the command line (SPEC §13).
 @main
@@ -10,7 +10,7 @@ struct ModeldClientCommand: AsyncParsableCommand {
         abstract: "Check for, download, verify and install models from modeld; queue and send outcome events.",
         subcommands: [CheckCommand.self, UpdateCommand.self, StatusCommand.self, RecordCommand.self,
                       FlushCommand.self, SimulateCommand.self, EvaluateCommand.self, ModelsCommand.self, DeleteCommand.self,
-                      UnblockCommand.self])
+                      UnblockCommand.self, LaunchCommand.self])
 
     @Option(help: "modeld base URL (dynamic mode: /latest, events).")
     var server: String?
@@ -78,6 +78,8 @@ struct ModeldClientCommand: AsyncParsableCommand {
         else { throw CLIFailure("bad URL", exitCode: 2) }
         var configuration = ModeldConfiguration(source: source, sdkVersion: sdk, cacheDirectory: URL(fileURLWithPath: cache),
                                                 channel: channel, clientID: clientId, trustedKeys: try trustedKeys())
+        // The demo keeps SPEC §13's rule: no --trust-key, unsigned answers accepted (warnIfUnsigned says so).
+        configuration.allowUnsigned = trustKey.isEmpty
         app.apply(to: &configuration)
         configuration.afterInstallStep = try Self.crashHook()
         configuration.events = try events.map { text in
@@ -115,10 +117,16 @@ struct ModeldClientCommand: AsyncParsableCommand {
     }
 
     /// Opens the client for one command; failures become one line on stderr and an exit code.
-    func withClient(_ body: (ModeldClient) async throws -> Void) async throws {
+    func withClient(_ body: (ModelChannel) async throws -> Void) async throws {
         do {
-            let client = try ModeldClient(try clientConfiguration())
-            try await body(client)
+            let client = try ModelChannel(try clientConfiguration())
+            // A command that finished, failed or was told to stop is a clean end of this launch
+            // (SPEC §13.2); only a crash or SIGKILL leaves it counted.
+            do { try await body(client) } catch {
+                await client.close()
+                throw error
+            }
+            await client.close()
         } catch let error as ModeldClientError {
             printError("modeld-client: \(error)")
             if case .invalidConfiguration = error { throw ExitCode(2) }

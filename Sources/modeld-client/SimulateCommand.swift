@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReleaseSelection
 import ModeldClient
 
 struct SimulateCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSelection
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

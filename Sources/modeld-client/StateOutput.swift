@@ -77,7 +77,7 @@ struct StateOutput {
 
 extension ModeldClientCommand {
     /// Runs a check or update: verification failures are reported as `rejected` (exit 1).
-    func report(_ body: (ModeldClient) async throws -> StateOutput) async throws {
+    func report(_ body: (ModelChannel) async throws -> StateOutput) async throws {
         try await withClient { client in
             warnIfUnsigned()
             do {

@@ -9,7 +9,7 @@ final class ProgressPrinter: Sendable {
 
     init(json: Bool) { self.json = json }
 
-    /// For ``ModeldClient/update(progress:)``.
+    /// For ``ModelChannel/update(progress:)``.
     var observer: @Sendable (UpdatePhase) -> Void { { self.observe($0) } }
 
     func observe(_ phase: UpdatePhase) {
@@ -58,5 +58,36 @@ enum Interruption {
             exit(128 + signalNumber)
         }
         return try result.get()
+    }
+}
+
+/// SIGINT and SIGTERM taken over from the moment it exists, so one that arrives early is not lost:
+/// ``wait()`` returns at the first (`launch --hold`).
+final class TerminationSignal: @unchecked Sendable {  // sources: set once in init
+    private let state = Locked<(received: Bool, waiting: CheckedContinuation<Void, Never>?)>((false, nil))
+    private var sources: [any DispatchSourceSignal] = []
+
+    init() {
+        sources = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)  // the dispatch source sees it instead of the default action
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [state] in
+                state.withLock { s in
+                    s.received = true
+                    s.waiting?.resume()
+                    s.waiting = nil
+                }
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    deinit { sources.forEach { $0.cancel() } }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            state.withLock { s in if s.received { continuation.resume() } else { s.waiting = continuation } }
+        }
     }
 }

@@ -67,7 +67,7 @@ import Testing
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try fx.json(resumed)["state"] as? String == "updated")
         let second = try #require(fx.modelRequests(published.id).last)
-        // Resumed from a recorded checkpoint (taken at the first write boundary past each 4 MiB).
+        // Resumed from a recorded checkpoint (made at the first write boundary 2 s or 64 MiB after the last).
         let resumedAt = Int(second.headers["range"]?.dropFirst("bytes=".count).dropLast() ?? "") ?? 0
         #expect((4 << 20..<size).contains(resumedAt), "Range: \(second.headers["range"] ?? "none")")
         #expect(second.headers["if-range"] == "\"\(published.sha256)\"")

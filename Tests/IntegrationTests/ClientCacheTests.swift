@@ -3,7 +3,7 @@ import Foundation
 import ModeldClient
 import Testing
 
-/// SPEC §13.1 through `ModeldClient` and the real `modeld-client` against the real modeld:
+/// SPEC §13.1 through `ModelChannel` and the real `modeld-client` against the real modeld:
 /// several channels in one cache and its management, the layout migration, bundled model
 /// identity, device attributes, zipped models, the rollback rule and a state file that cannot
 /// be read.
@@ -11,10 +11,9 @@ import Testing
     let fx: ClientFixture
     init() throws { fx = try ClientFixture() }
 
-    func configuration(channel: String = "stable", window: TimeInterval = 60) -> ModeldConfiguration {
-        var c = ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3", cacheDirectory: fx.cache, channel: channel)
-        c.crashLoop = CrashLoopRule(launches: 2, window: window)
-        return c
+    func configuration(channel: String = "stable") -> ModeldConfiguration {
+        ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3", cacheDirectory: fx.cache, channel: channel)
+            .allowingUnsigned()
     }
 
     func channelDirectory(_ channel: String = "stable", cache: URL? = nil) -> URL {
@@ -59,15 +58,16 @@ import Testing
     @Test func twoChannels_shareOneCache_withTheirOwnStateAndLocks_andOneIdentity_SPEC13_1() async throws {
         let stable = try fx.publish(size: 10_000)
         let faces = try fx.publish(size: 20_000, channel: "faces")
-        let a = try ModeldClient(configuration())
-        let b = try ModeldClient(configuration(channel: "faces"))
+        let cache = try ModelCache(configuration())
+        let a = try await cache.channel(named: "stable")
+        let b = try await cache.channel(named: "faces")
         async let updateA = a.update()
         async let updateB = b.update()
         let (ra, rb) = try await (updateA, updateB)
         #expect(ra.active?.id == stable.id && rb.active?.id == faces.id)
         #expect(try SHA256Sum.of(try #require(rb.active?.path)) == faces.sha256)
         #expect(await a.clientID == (await b.clientID))
-        #expect(throws: ModeldClientError.self) { try ModeldClient(self.configuration(channel: "faces")) }
+        #expect(try await cache.channel(named: "faces") === b)
 
         // Another process: the open channel is refused, a third one works and lists both.
         let busy = try fx.client(["--channel", "faces", "status"])
@@ -102,7 +102,7 @@ import Testing
         #expect(try fx.client(["delete", first.id]).status == 1)
 
         // Blocked by the app, listed as blocked, not offered; unblocked, it installs again.
-        var client: ModeldClient? = try ModeldClient(configuration())
+        var client: ModelChannel? = try ModelChannel(configuration())
         #expect(try await client!.reportBad(second.id, reason: "accuracy") == nil)
         client = nil
         models = try modelsList()
@@ -120,7 +120,7 @@ import Testing
         _ = try fx.publish(size: 10_000, channel: "faces")
         #expect(try fx.client(["update"]).status == 0)
         #expect(try fx.client(["--channel", "faces", "update"]).status == 0)
-        let client = try ModeldClient(configuration())
+        let client = try ModelChannel(configuration())
         let id = await client.clientID
         let before = await client.bytesUsed()
         try await client.resetCache()
@@ -336,22 +336,11 @@ import Testing
 
     // MARK: Rollback rule
 
-    /// docs/client.md "Rollback rule": launches that end within the window without markGood,
-    /// in a row, roll back; a model installed and never used, or launched and left alone, stays.
-    /// A new client of the channel once the dropped one has released its lock (a survival
-    /// timer that just fired may hold the old client for a moment).
-    func reopen(window: TimeInterval = 60) async throws -> ModeldClient {
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            do { return try ModeldClient(configuration(window: window)) } catch ModeldClientError.cacheInUse where Date() < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-    }
-
-    @Test func anUnusedModel_isNeverBlocked_andOnlyEarlyEndsInARowRollBack_SPEC13_1() async throws {
+    /// docs/client.md "Rollback rule": launches that end without markGood, background or a clean
+    /// end, in a row, roll back; a model installed and never used, or launched and closed, stays.
+    @Test func anUnusedModel_isNeverBlocked_andOnlyCrashedLaunchesInARowRollBack_SPEC13_2() async throws {
         let first = try fx.publish(size: 10_000)
-        var client: ModeldClient? = try ModeldClient(configuration())
+        var client: ModelChannel? = try ModelChannel(configuration())
         #expect(try await client!.update().active?.id == first.id)
         try await client!.markGood(first.id)
         let second = try fx.publish(size: 20_000)
@@ -359,40 +348,50 @@ import Testing
 
         // Installed, never launched: any number of starts keep it.
         for _ in 0..<3 {
-            client = nil
-            client = try await reopen()
+            await client!.close()
+            client = try ModelChannel(configuration())
             #expect(await client!.activeModel()?.id == second.id)
         }
-        // Launched and alive past the window, never marked good: kept.
-        let stateURL = channelDirectory().appendingPathComponent("state.json")
-        func unconfirmed() -> Int? {
-            (try? JSONSerialization.jsonObject(with: Data(contentsOf: stateURL)) as? [String: Any])?["unconfirmed_launches"] as? Int
-        }
+        // Launched and closed (or released) cleanly, never marked good: kept.
         for _ in 0..<3 {
-            client = nil
-            client = try await reopen(window: 0.2)
+            await client!.close()
+            client = try ModelChannel(configuration())
             #expect(try await client!.launchModel()?.id == second.id)
-            let deadline = Date().addingTimeInterval(10)
-            while unconfirmed() != 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(unconfirmed() == 0)
+            #expect(fx.unconfirmedLaunches() == 1)
         }
-        client = nil
-        client = try await reopen()
+        await client!.close()
+        #expect(fx.unconfirmedLaunches() == 0)
+        client = try ModelChannel(configuration())
         #expect(await client!.activeModel()?.id == second.id)
+        client = nil  // released: a clean end too
 
-        // Two launches whose processes end at once: rolled back to the first model, blocked.
-        for _ in 0..<2 {
-            client = nil
-            client = try await reopen()
-            _ = try await client!.launchModel()
-            #expect(unconfirmed() ?? 0 >= 1)
+        // Two app processes that load the model and are SIGKILLed: rolled back, blocked.
+        for launches in 1...2 {
+            let app = try fx.launchedApp(counted: launches)
+            app.signal(SIGKILL)
+            _ = try app.wait(timeout: .seconds(10))
         }
-        client = nil
-        client = try await reopen()
+        #expect(fx.unconfirmedLaunches() == 2)
+        client = try ModelChannel(configuration())
         #expect(await client!.activeModel()?.id == first.id)
         #expect(try await client!.check().status == .upToDate)
         try await client!.unblock(second.id)
         #expect(try await client!.check().status == .available)
         #expect(try await client!.update().active?.id == second.id)
+    }
+
+    /// An app process stopped by SIGTERM ends its launch cleanly: healthy, however often.
+    @Test func launchesThatEndCleanly_neverRollBack_throughTheCLI_SPEC13_2() throws {
+        let published = try fx.publish(size: 10_000)
+        #expect(try fx.client(["update"]).status == 0)
+        for _ in 0..<3 {
+            let app = try fx.launchedApp(counted: 1)
+            app.signal(SIGTERM)
+            #expect(try app.wait(timeout: .seconds(10)).status == 0)
+            #expect(fx.unconfirmedLaunches() == 0)
+        }
+        let launch = try fx.client(["--json", "launch"])
+        #expect(launch.status == 0, "\(launch.stderr)")
+        #expect(try active(launch)["id"] as? String == published.id)
     }
 }

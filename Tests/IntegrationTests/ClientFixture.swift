@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import ModeldClient
 import Testing
 
 /// A real modeld behind a `FaultProxy`, with `public_base_url` pointing at the proxy so update
@@ -53,6 +54,25 @@ final class ClientFixture {
         try ChildProcess.start(TestBinaries.modeldClient, clientArguments(arguments))
     }
 
+    /// `unconfirmed_launches` of the stable channel's `state.json` (the crash-loop rule's count).
+    func unconfirmedLaunches() -> Int {
+        let state = cache.appendingPathComponent("channels/stable/state.json")
+        return ((try? JSONSerialization.jsonObject(with: Data(contentsOf: state))) as? [String: Any])?["unconfirmed_launches"] as? Int ?? 0
+    }
+
+    /// An app process (`modeld-client launch --hold`) that has loaded the active model: returns
+    /// once the launch is counted (`count` launches in all), for the test to SIGKILL (a crash) or
+    /// SIGTERM (a clean end).
+    func launchedApp(counted count: Int) throws -> ChildProcess.Running {
+        let app = try startClient(["launch", "--hold"])
+        let deadline = Date().addingTimeInterval(20)
+        while app.isRunning, unconfirmedLaunches() < count {
+            try #require(Date() < deadline, "the launch was not counted within 20 s")
+            usleep(10_000)
+        }
+        return app
+    }
+
     func clientArguments(_ arguments: [String], cache: URL? = nil) -> [String] {
         ["--server", proxy.url, "--sdk", "2.3", "--cache", (cache ?? self.cache).path] + arguments
     }
@@ -87,4 +107,13 @@ final class ClientFixture {
         proxy.seen.filter { $0.target.hasPrefix("/models/\(id)") && !$0.target.hasSuffix(".chunks") }
     }
     var latestRequests: [FaultProxy.Seen] { proxy.seen.filter { $0.target.hasPrefix("/latest") } }
+}
+
+extension ModeldConfiguration {
+    /// This configuration accepting unsigned answers: the fixture's server signs nothing.
+    func allowingUnsigned() -> ModeldConfiguration {
+        var configuration = self
+        configuration.allowUnsigned = true
+        return configuration
+    }
 }

@@ -3,16 +3,16 @@ import Foundation
 import ModeldClient
 import Testing
 
-/// `ModeldClient` in this process against the real modeld through the fault-injecting proxy
+/// `ModelChannel` in this process against the real modeld through the fault-injecting proxy
 /// (SPEC §13): single flight, Retry-After, launch health. (A crash between install steps is a
 /// real SIGKILL of the `modeld-client` process: ClientCLITests.)
 @Suite(.serialized) final class ClientLibraryTests {
     let fx: ClientFixture
     init() throws { fx = try ClientFixture() }
 
-    func makeClient(backoffBase: TimeInterval = 30) throws -> ModeldClient {
-        try ModeldClient(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
-                                             cacheDirectory: fx.cache, backoffBase: backoffBase))
+    func makeClient(backoffBase: TimeInterval = 30) throws -> ModelChannel {
+        try ModelChannel(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
+                                             cacheDirectory: fx.cache, backoffBase: backoffBase).allowingUnsigned())
     }
 
     @Test func tenConcurrentUpdates_shareOneCheckAndOneDownload_SPEC13() async throws {
@@ -64,20 +64,20 @@ import Testing
 
     @Test func crashLoop_rollsBackAtNextStart_andReportBadBlocks_SPEC13() async throws {
         let first = try fx.publish(size: 10_000)
-        var client: ModeldClient? = try makeClient()
+        var client: ModelChannel? = try makeClient()
         #expect(try await client!.update().active?.id == first.id)
         try await client!.markGood(first.id)
         let second = try fx.publish(size: 20_000)
         #expect(try await client!.update().active?.id == second.id)
 
-        // Two launches of the new model whose processes end at once without markGood: the next
-        // start rolls back (a second call in the same process is the same launch).
-        #expect(try await client!.launchModel()?.id == second.id)
-        #expect(try await client!.launchModel()?.id == second.id)
-        client = nil
-        client = try makeClient()
-        #expect(try await client!.launchModel()?.id == second.id)
-        client = nil
+        // Two app processes that load the new model and are SIGKILLed without markGood: the
+        // next start rolls back.
+        await client!.close()
+        for launches in 1...2 {
+            let app = try fx.launchedApp(counted: launches)
+            app.signal(SIGKILL)
+            _ = try app.wait(timeout: .seconds(10))
+        }
         client = try makeClient()
         #expect(await client!.activeModel()?.id == first.id)
         let check = try await client!.check()

@@ -3,16 +3,17 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Progress, cancellation, policies and download conditions of `ModeldClient` in this process
+/// Progress, cancellation, policies and download conditions of `ModelChannel` in this process
 /// against the real modeld through the fault proxy (SPEC §13.1).
 @Suite(.serialized) final class ClientProgressTests {
     let fx: ClientFixture
     init() throws { fx = try ClientFixture() }
 
-    func makeClient(_ change: (inout ModeldConfiguration) -> Void = { _ in }) throws -> ModeldClient {
+    func makeClient(_ change: (inout ModeldConfiguration) -> Void = { _ in }) throws -> ModelChannel {
         var configuration = ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3", cacheDirectory: fx.cache)
+        configuration.allowUnsigned = true
         change(&configuration)
-        return try ModeldClient(configuration)
+        return try ModelChannel(configuration)
     }
 
     func partialSize(_ id: String) -> Int {

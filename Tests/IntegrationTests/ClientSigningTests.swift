@@ -49,7 +49,7 @@ import Testing
         let fx = try signingServer(["a"])
         let first = try fx.publish(size: 10_000)
         let trustA = try TrustedPublicKey(pubFileContents: String(contentsOfFile: pub("a"), encoding: .utf8))
-        let client = try ModeldClient(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
+        let client = try ModelChannel(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
                                                           cacheDirectory: fx.cache, trustedKeys: [trustA], backoffBase: 0.001))
         #expect(try await client.update().active?.id == first.id)
         let catalog = try #require(await client.highestCatalog)
@@ -82,7 +82,7 @@ import Testing
 
         // A client trusting only another key rejects the real, correctly signed answer.
         let trustB = try TrustedPublicKey(pubFileContents: String(contentsOfFile: pub("b"), encoding: .utf8))
-        let other = try ModeldClient(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
+        let other = try ModelChannel(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
                                                          cacheDirectory: fx.scratch.appendingPathComponent("cache-b"), trustedKeys: [trustB]))
         await #expect(throws: ModeldClientError.self) { try await other.update() }
         #expect(await other.activeModel() == nil)
@@ -103,14 +103,14 @@ import Testing
     }
 
     /// A check, waiting out the (tiny) back-off of the previous failure.
-    static func checkSoon(_ client: ModeldClient) async throws -> CheckResult {
+    static func checkSoon(_ client: ModelChannel) async throws -> CheckResult {
         for _ in 0..<100 {
             do { return try await client.check() } catch ModeldClientError.deferred { try await Task.sleep(for: .milliseconds(20)) }
         }
         return try await client.check()
     }
 
-    static func updateSoon(_ client: ModeldClient) async throws -> UpdateResult {
+    static func updateSoon(_ client: ModelChannel) async throws -> UpdateResult {
         _ = try await checkSoon(client)
         return try await client.update()
     }

@@ -129,8 +129,9 @@ import Testing
 
         var configuration = ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
                                                 cacheDirectory: fx.cache, backoffBase: 0.01)
+        configuration.allowUnsigned = true
         configuration.transport = kind
-        let client = try ModeldClient(configuration)
+        let client = try ModelChannel(configuration)
         await #expect(throws: ModeldClientError.self) { try await client.check() }
         #expect(await client.nextCheckDate().timeIntervalSinceNow > 110)
         await #expect { try await client.check() } throws: { error in
@@ -157,8 +158,8 @@ import Testing
         default: imf.joined(separator: " ")
         }
         fx.proxy.add(.init(pathContains: "/latest", fault: .serviceUnavailable(retryAfter: text), times: 1))
-        let client = try ModeldClient(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
-                                                          cacheDirectory: fx.cache, backoffBase: 0.01))
+        let client = try ModelChannel(ModeldConfiguration(source: .server(URL(string: fx.proxy.url)!), sdkVersion: "2.3",
+                                                          cacheDirectory: fx.cache, backoffBase: 0.01).allowingUnsigned())
         await #expect(throws: ModeldClientError.self) { try await client.check() }
         let wait = await client.nextCheckDate().timeIntervalSinceNow
         #expect(wait > 240 && wait <= 300, "Retry-After: \(text) waits \(wait) s")

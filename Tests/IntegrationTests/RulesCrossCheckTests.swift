@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSelection
 import Synchronization
 import HTTPTestSupport
 import ModeldClient
@@ -80,7 +81,7 @@ import TestRandomness
     }
 
     /// The client's side: the channel's pointer and snapshot fetched from modeld, verified and
-    /// decoded by ModeldClient's own verifier (nil: the channel has no rules → 404).
+    /// decoded by ModelChannel's own verifier (nil: the channel has no rules → 404).
     private func clientRules(_ fx: CatalogFixture, _ channel: String) throws -> RulesSnapshot? {
         let pointer = try fx.curl("/rules/\(channel).sig.json")
         if pointer.status == 404 { return nil }

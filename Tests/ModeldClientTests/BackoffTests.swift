@@ -1,4 +1,5 @@
 import Foundation
+import ReleaseSelection
 @testable import ModeldClient
 import Testing
 

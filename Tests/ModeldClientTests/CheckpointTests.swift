@@ -57,3 +57,20 @@ struct CheckpointTests {
         #expect(Hex.encode(hasher.finalize()) == SHA256Hex.of(bytes))
     }
 }
+
+/// SPEC §13.2: a checkpoint is made durable once 64 MiB or 2 s have passed, whichever first.
+struct CheckpointPolicyTests {
+    static let rows: [(Int64, Duration, Bool)] = [
+        (0, .seconds(10), false),            // nothing new: nothing to sync
+        (4 << 20, .milliseconds(100), false), // v4's 4 MiB: no longer a reason
+        ((64 << 20) - 1, .seconds(1), false),
+        (64 << 20, .zero, true),
+        (1, .seconds(2), true),
+        (1, .milliseconds(1999), false),
+    ]
+
+    @Test(arguments: rows)
+    func due(bytes: Int64, elapsed: Duration, due: Bool) {
+        #expect(CheckpointPolicy.isDue(bytes: bytes, since: elapsed) == due)
+    }
+}

@@ -57,7 +57,7 @@ struct EventQueueTests {
     }
 
     @Test func bound_dropsTheOldestWholeBatchesFirst_andCountsThem_SPEC9_2() throws {
-        var bounded = EventQueue(directory: directory)
+        let bounded = EventQueue(directory: directory)
         bounded.limit = 5
         for i in 0..<3 { try bounded.record(OutcomeEvent(name: "old\(i)")) }
         _ = try bounded.pending()                      // sealed: one batch of 3 (as a failed send leaves it)
@@ -69,5 +69,26 @@ struct EventQueueTests {
         #expect(names.count == 3 && names.allSatisfy { !$0.contains("old") } && names.last?.contains("over") == true)
         // The count survives a new queue over the same directory (a relaunch).
         #expect(EventQueue(directory: directory).droppedEventCount() == 3)
+    }
+}
+
+/// SPEC §13.2: `record()` costs the same with 10 or 10,000 events queued (no rescan of the
+/// queue, no fsync per event), and the events are all there.
+struct EventQueueCostTests {
+    @Test func tenThousandRecords_costTheSameAtTheEndAsAtTheStart() throws {
+        let directory = try makeTemporaryDirectory("event-cost")
+        let queue = EventQueue(directory: directory, limit: 20_000)  // the bound is checked on every record
+        var thousands: [Duration] = []
+        let clock = ContinuousClock()
+        for _ in 0..<10 {
+            thousands.append(try clock.measure {
+                for i in 0..<1000 { try queue.record(OutcomeEvent(name: "e\(i)", outcome: "ok", value: Double(i))) }
+            })
+        }
+        try queue.sync()
+        #expect(queue.pendingEventCount() == 10_000)
+        let first = thousands[0], last = thousands[9]
+        #expect(last < first * 3 + .milliseconds(50), "first 1000: \(first), last 1000: \(last)")
+        #expect(thousands.reduce(.zero, +) < .seconds(10), "\(thousands)")
     }
 }

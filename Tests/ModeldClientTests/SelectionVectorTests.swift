@@ -1,5 +1,6 @@
 import ContentDigest
 import Foundation
+import ReleaseSelection
 import Testing
 @testable import ModeldClient
 import SelectionVectors

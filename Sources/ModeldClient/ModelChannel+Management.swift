@@ -13,7 +13,7 @@ public struct CachedModel: Sendable, Equatable {
     public let blocked: Bool
 }
 
-extension ModeldClient {
+extension ModelChannel {
     /// Every channel's installed models and blocked ids, by channel then id. Other channels are
     /// read without their locks: `state.json` is replaced atomically, and a model another client
     /// collects meanwhile is simply not listed.
@@ -62,6 +62,7 @@ extension ModeldClient {
     /// to its bundled model. Kept: the client id, the highest verified catalog, blocked ids and
     /// queued events. Refused, changing nothing, while another client holds a channel.
     public func resetCache() throws {
+        try ensureOpen()
         var locks: [Int32] = []
         defer { locks.forEach(DiskIO.closeFile) }
         let others = try cache.channelNames().filter { $0 != configuration.channel }
@@ -74,6 +75,13 @@ extension ModeldClient {
             guard var state = try DiskIO.readIfExists(store.stateURL).map({ try CacheStore.decode($0, from: store.stateURL) }) else { continue }
             try Self.reset(&state, store: store, downloading: [])
         }
+        try Self.reset(&state, store: store, downloading: Set(downloadsInFlight.keys))
+    }
+
+    /// This channel's installed models and partial downloads are deleted; it falls back to its
+    /// bundled model (``ModelCache/delete(named:)``).
+    func resetChannel() throws {
+        try ensureOpen()
         try Self.reset(&state, store: store, downloading: Set(downloadsInFlight.keys))
     }
 
@@ -128,6 +136,7 @@ extension ModeldClient {
     /// Runs `edit` on the state of the channel whose models include `id`: this client's own, or
     /// another one under that channel's lock.
     private func editChannel(holding id: String, _ edit: (inout CacheState, CacheStore) throws -> Void) throws {
+        try ensureOpen()
         let mentions = { (s: CacheState) in s.active == id || s.previous.contains(id) || s.blocked.contains(id) }
         if mentions(state) { return try edit(&state, store) }
         for channel in try cache.channelNames() where channel != configuration.channel {

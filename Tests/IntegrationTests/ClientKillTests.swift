@@ -1,0 +1,71 @@
+import ChildProcesses
+import Foundation
+import Testing
+import TestRandomness
+
+/// SPEC §13.2: 200 SIGKILLs at random points of update, install and event recording, each
+/// followed by a relaunch (`status`): the cache is never corrupt, no event whose `record`
+/// returned is lost (nor sent twice), and no model is rolled back or blocked by the kills.
+@Suite(.serialized) final class ClientKillTests {
+    let fx: ClientFixture
+    init() throws { fx = try ClientFixture() }
+
+    @Test func twoHundredSIGKILLs_leaveNoCorruption_noLostEvent_noMisfiredRollback_SPEC13_2() throws {
+        var random = SeededGenerator(state: UInt64(Date().timeIntervalSince1970))
+        let seed = random.state
+        var published: [String] = [try fx.publish(size: 256 << 10).id]
+        var recorded: [String] = []   // events whose `record` exited 0 before the kill
+        let steps = ["downloaded", "staged", "committed", "activated"]
+        var killed = 0
+        var round = 0
+        // Until 200 processes died by SIGKILL mid-work (a `record` that finished first is no kill).
+        while killed < 200, round < 320 {
+            let kill = round
+            round += 1
+            switch kill % 3 {
+            case 0:  // update: a random point of check, download, verify or install
+                if kill % 30 == 0 { published.append(try fx.publish(size: 2 << 20).id) }
+                let process = try fx.startClient(["update"])
+                usleep(UInt32.random(in: 0...120_000, using: &random))  // the random point, not a wait for anything
+                process.signal(SIGKILL)
+                if try process.wait(timeout: .seconds(30)).status == -SIGKILL { killed += 1 }
+            case 1:  // install: killed right after a random install step (the test-only hook)
+                published.append(try fx.publish(size: 64 << 10).id)
+                let step = steps.randomElement(using: &random)!
+                let process = try ChildProcess.start(TestBinaries.modeldClient, fx.clientArguments(["update"]),
+                                                     environment: ["MODELD_CLIENT_CRASH_AT": step])
+                if try process.wait(timeout: .seconds(30)).status == -SIGKILL { killed += 1 }
+            default:  // record: killed at a random point of opening the cache, appending or closing
+                let name = "kill\(kill)"
+                let process = try fx.startClient(["record", "--name", name])
+                usleep(UInt32.random(in: 0...250_000, using: &random))  // as above; some finish first
+                process.signal(SIGKILL)
+                switch try process.wait(timeout: .seconds(30)).status {
+                case 0: recorded.append(name)
+                case -SIGKILL: killed += 1
+                default: break
+                }
+            }
+            let relaunch = try fx.client(["--json", "status"])
+            try #require(relaunch.status == 0, "round \(kill) (seed \(seed)) left a cache that does not open: \(relaunch.stderr)")
+            _ = try fx.json(relaunch)
+        }
+        // A last uninterrupted update installs the newest release; every acknowledged event goes out once.
+        let final = try fx.client(["--json", "update"])
+        #expect(final.status == 0, "seed \(seed): \(final.stderr)")
+        #expect((try fx.json(final)["active"] as? [String: Any])?["id"] as? String == published.last, "seed \(seed)")
+        let flushed = try fx.client(["flush"])
+        #expect(flushed.status == 0 && flushed.stdout.contains("0 still queued"), "seed \(seed): \(flushed.stdout) \(flushed.stderr)")
+        let export = try ChildProcess.run(TestBinaries.modelctl, ["events", "export", "--data-dir", fx.server.dataDir.path])
+        let names = export.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["name"] as? String }
+        let counts = Dictionary(names.map { ($0, 1) }, uniquingKeysWith: +)
+        #expect(recorded.count > 10, "seed \(seed): only \(recorded.count) records finished before their kill")
+        #expect(killed == 200, "seed \(seed): \(killed) processes killed in \(round) rounds")
+        for name in recorded { #expect(counts[name] == 1, "seed \(seed): \(name) exported \(counts[name] ?? 0) times") }
+        #expect(counts["model_rejected"] == nil, "seed \(seed): a kill rolled a model back")
+        let models = try fx.client(["--json", "models"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(models.stdout.utf8)) as? [[String: Any]])
+        #expect(list.allSatisfy { $0["blocked"] as? Bool == false }, "seed \(seed): \(models.stdout)")
+    }
+}
