@@ -24,7 +24,7 @@ timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluat
 # The longest suites start first, so they do not finish alone at the end (seconds in
 # docs/decisions/testing.md). Every RGW suite shares one Ceph cluster per process: one group.
 # Each is an extended regex over "Target.Suite" names.
-first=('IntegrationTests\.EventsCrashLoopTests' 'IntegrationTests\.CatalogLargeFileTests' 'ObjectStorageRGWTests\..*'
+first=('IntegrationTests\.EventsCrashLoopTests' 'IntegrationTests\.ClientKillTests' 'IntegrationTests\.CatalogLargeFileTests' 'ObjectStorageRGWTests\..*'
        'GuardrailsTests\.GuardSimulationTests' 'HTTPServerTests\.ServerSuites' 'IntegrationTests\.ClientCacheTests'
        'IntegrationTests\.ClientCLITests' 'IntegrationTests\.GuardRecomputationTests')
 

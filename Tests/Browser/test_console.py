@@ -445,7 +445,7 @@ def an_ended_session_says_so_and_sign_in_returns_to_the_page(server, browser):
     assert server.release(rid)["rollout_percent"] == 100
     page.screenshot(path=os.path.join(SHOTS, "console-session-ended.png"))
     page.get_by_role("link", name="Sign in again").click()
-    page.get_by_label("Admin token").fill(server.token)
+    page.get_by_label("Token").fill(server.token)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name=re.compile("^Release "))).to_be_visible()
     assert page.url == server.base + "/console/releases/" + rid, page.url
@@ -458,7 +458,7 @@ def an_ended_session_says_so_and_sign_in_returns_to_the_page(server, browser):
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     page.goto(server.base + "/console/events?name=prediction")
-    page.get_by_label("Admin token").fill(server.token)
+    page.get_by_label("Token").fill(server.token)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Events")).to_be_visible()
     assert page.url == server.base + "/console/events?name=prediction", page.url
@@ -652,12 +652,12 @@ def a_viewers_console_shows_no_publish_or_rollout_controls(server, browser):
     page.set_default_timeout(WAIT_MS)
     sign_in(page, server, token)
     expect(page.locator("#signed-in")).to_have_text("Signed in as vicky (viewer)")
-    expect(page.get_by_role("link", name=rid[:8] + "…")).to_be_visible()
+    expect(page.get_by_role("link", name=rid[:8] + "…").first).to_be_visible()
     expect(page.get_by_text("Publish a release")).to_have_count(0)
     expect(page.locator("main form")).to_have_count(0)
     page.screenshot(path=os.path.join(SHOTS, "console-viewer.png"), full_page=True)
     no_unnamed_controls(page, "viewer releases")
-    page.get_by_role("link", name=rid[:8] + "…").click()
+    page.get_by_role("link", name=rid[:8] + "…").first.click()
     expect(page.get_by_role("heading", name=re.compile("^Release "))).to_be_visible()
     for name in ("Set rollout", "Pause", "Resume", "Retire", "Add variant"):
         expect(page.get_by_role("button", name=name)).to_have_count(0)
