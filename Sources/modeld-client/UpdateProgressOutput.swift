@@ -61,33 +61,35 @@ enum Interruption {
     }
 }
 
-/// SIGINT and SIGTERM taken over from the moment it exists, so one that arrives early is not lost:
-/// ``wait()`` returns at the first (`launch --hold`).
-final class TerminationSignal: @unchecked Sendable {  // sources: set once in init
-    private let state = Locked<(received: Bool, waiting: CheckedContinuation<Void, Never>?)>((false, nil))
-    private var sources: [any DispatchSourceSignal] = []
+/// The pipe the handler below signals through: write(2) is async-signal-safe, resuming a
+/// continuation is not.
+private let terminationPipe: (read: Int32, write: Int32) = {
+    var fds: [Int32] = [-1, -1]
+    precondition(pipe(&fds) == 0, "pipe: \(errno)")
+    return (fds[0], fds[1])
+}()
 
+/// SIGINT and SIGTERM taken over from the moment it exists, so one that arrives early is not lost:
+/// ``wait()`` returns at the first (`launch --hold`). A plain handler installed here, not a
+/// dispatch source: a source registers later on its queue, and a signal in between was ignored.
+final class TerminationSignal: Sendable {
     init() {
-        sources = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)  // the dispatch source sees it instead of the default action
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [state] in
-                state.withLock { s in
-                    s.received = true
-                    s.waiting?.resume()
-                    s.waiting = nil
-                }
+        _ = terminationPipe  // created before a handler can write to it
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber) { _ in
+                var byte: UInt8 = 1
+                _ = write(terminationPipe.write, &byte, 1)
             }
-            source.resume()
-            return source
         }
     }
 
-    deinit { sources.forEach { $0.cancel() } }
-
     func wait() async {
-        await withCheckedContinuation { continuation in
-            state.withLock { s in if s.received { continuation.resume() } else { s.waiting = continuation } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                var byte: UInt8 = 0
+                while read(terminationPipe.read, &byte, 1) < 0 && errno == EINTR {}
+                continuation.resume()
+            }
         }
     }
 }
