@@ -101,7 +101,10 @@ let package = Package(
         // Guarded rollouts, the files: experiments from the catalog, the event tail, the decision
         // log and state files, the §11.5 status document. Shared by modeld's evaluator and
         // modelctl (offline status, manual overrides); no sockets, no scheduling.
-        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog"]),
+        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog", "ReleaseSelection"]),
+        // Seeded generators (SplitMix64, xoshiro256**): the same numbers on every machine, for
+        // simulations that replay from their seed (the fleet simulator's and the tests').
+        .target(name: "Randomness"),
 
         // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
         // the server-rendered views and the embedded script and stylesheet. No sockets.
@@ -153,8 +156,8 @@ let package = Package(
         .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The one way tests start child processes (bounded waits, one environment hygiene).
         .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses"),
-        // The seeded generator of reproducible tests and simulations.
-        .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
+        // The seeded generators (Randomness) for reproducible tests and simulations.
+        .target(name: "TestRandomness", dependencies: ["Randomness"], path: "Tests/Support/TestRandomness"),
         // Rewrites a mirror journal through MirrorJournal until SIGKILLed (MirrorJournalCrashTests).
         .executableTarget(name: "mirror-journal-loop", dependencies: ["BucketMirror", "ModelMirror"], path: "Tests/Support/MirrorJournalLoop"),
         // Appends numbered lines through DurableFile.appendLine until SIGKILLed (DurableAppendCrashTests).
