@@ -105,6 +105,10 @@ let package = Package(
         // Seeded generators (SplitMix64, xoshiro256**): the same numbers on every machine, for
         // simulations that replay from their seed (the fleet simulator's and the tests').
         .target(name: "Randomness"),
+        // `modelctl experiment simulate` (SPEC §11.6), the pure part: a fleet in virtual time
+        // (calendar queue, flat per-client arrays) driving GuardRuntime's arm rule and
+        // Guardrails' accumulator and engine. No I/O.
+        .target(name: "GuardSimulation", dependencies: ["CivilTime", "GuardRuntime", "Guardrails", "JSONSupport", "Randomness", "ReleaseSelection"]),
 
         // The operator console (SPEC §15), the pure part: sessions, sign-in throttle, audit lines,
         // the server-rendered views and the embedded script and stylesheet. No sockets.
@@ -124,7 +128,7 @@ let package = Package(
         // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
-            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
+            "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "GuardSimulation", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
             "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -183,6 +187,7 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
+        .testTarget(name: "GuardSimulationTests", dependencies: ["GuardSimulation", "Guardrails", "JSONSupport"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "ModelCatalog"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
