@@ -25,7 +25,7 @@ timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluat
 # Each is an extended regex over "Target.Suite" names.
 first=('IntegrationTests\.EventsCrashLoopTests' 'IntegrationTests\.CatalogLargeFileTests' 'ObjectStorageRGWTests\..*'
        'GuardrailsTests\.GuardSimulationTests' 'HTTPServerTests\.ServerSuites' 'IntegrationTests\.ClientCacheTests'
-       'IntegrationTests\.ClientCLITests' 'IntegrationTests\.GuardRecomputationTests')
+       'IntegrationTests\.ClientCLITests' 'IntegrationTests\.GuardRecomputationTests' 'GuardSimulationTests\.FleetSimulationTests')
 
 suites=$(swift test list --skip-build 2>/dev/null | sed 's#/.*##' | sort -u | grep -E "${TEST_FILTER:-.}" || true)
 [ -n "$suites" ] || { echo "test-swift: no suite matches '${TEST_FILTER:-}'" >&2; exit 2; }
