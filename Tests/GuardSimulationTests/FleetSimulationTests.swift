@@ -9,8 +9,9 @@ import Testing
     static let metric = try! GuardPlan.Metric(name: "upsell_prompt", outcome: "purchased")
 
     /// The default plan scaled to a small fleet (10,000 clients have 100 per arm at stage 1),
-    /// with cohorts settling for a day: apps used daily count a day behind their check, so the
-    /// default 4 hours is not enough at 4-hour polls (docs/guardrails.md, "Fleet simulation").
+    /// with cohorts settling for a day: apps used daily count up to a day behind their check, so
+    /// the default 4 hours is not enough at 4-hour polls. A day suffices for cohorts this small;
+    /// large fleets need days (docs/guardrails.md, "Fleet simulation").
     static func plan(settleSeconds: Int = 86_400) throws -> GuardPlan {
         try GuardPlan(metric: metric, minClientsPerArm: 50, settleSeconds: settleSeconds)
     }
@@ -29,8 +30,8 @@ import Testing
     }
 
     /// No effect, 4-hour polls: every advance adds a treatment cohort that lags its control
-    /// cohort (a check and a download, then the next use), and a day's settling keeps that
-    /// from raising `srm`. The same runs with `settle_seconds` 0 (v4's rule) do raise it, and
+    /// cohort (a check and a download, then the next use), and at this size a day's settling
+    /// keeps that from raising `srm`. The same runs with `settle_seconds` 0 (v4's rule) do raise it, and
     /// so does the SPEC's default of 4 hours: the test can fail.
     @Test func noEffect_fourHourPolls_noSRM_butV4RuleRaisesIt_SPEC11_2_SPEC11_6() throws {
         let settled = FleetSimulation(plan: try Self.plan(), fleet: try Self.fleet()).summary(runs: 6, seed: 1)
