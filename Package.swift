@@ -101,7 +101,14 @@ let package = Package(
         // Guarded rollouts, the files: experiments from the catalog, the event tail, the decision
         // log and state files, the §11.5 status document. Shared by modeld's evaluator and
         // modelctl (offline status, manual overrides); no sockets, no scheduling.
-        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog"]),
+        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog", "ReleaseSelection"]),
+        // Seeded generators (SplitMix64, xoshiro256**): the same numbers on every machine, for
+        // simulations that replay from their seed (the fleet simulator's and the tests').
+        .target(name: "Randomness"),
+        // `modelctl experiment simulate` (SPEC §11.6), the pure part: a fleet in virtual time
+        // (calendar queue, flat per-client arrays) driving GuardRuntime's arm rule and
+        // Guardrails' accumulator and engine. No I/O.
+        .target(name: "GuardSimulation", dependencies: ["CivilTime", "GuardRuntime", "Guardrails", "JSONSupport", "Randomness", "ReleaseSelection"]),
 
         // Named tokens and roles (SPEC §15.1): the book of hashed tokens, `data/tokens.json` under
         // its lock, and the server's cache of it. Shared by modeld and `modelctl tokens --data-dir`.
@@ -125,7 +132,7 @@ let package = Package(
         // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
-            "AccessTokens", "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
+            "AccessTokens", "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "GuardSimulation", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
             "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -157,8 +164,8 @@ let package = Package(
         .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The one way tests start child processes (bounded waits, one environment hygiene).
         .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses"),
-        // The seeded generator of reproducible tests and simulations.
-        .target(name: "TestRandomness", path: "Tests/Support/TestRandomness"),
+        // The seeded generators (Randomness) for reproducible tests and simulations.
+        .target(name: "TestRandomness", dependencies: ["Randomness"], path: "Tests/Support/TestRandomness"),
         // Rewrites a mirror journal through MirrorJournal until SIGKILLed (MirrorJournalCrashTests).
         .executableTarget(name: "mirror-journal-loop", dependencies: ["BucketMirror", "ModelMirror"], path: "Tests/Support/MirrorJournalLoop"),
         // Appends numbered lines through DurableFile.appendLine until SIGKILLed (DurableAppendCrashTests).
@@ -184,6 +191,7 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
+        .testTarget(name: "GuardSimulationTests", dependencies: ["GuardSimulation", "Guardrails", "JSONSupport"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["AccessTokens", "Console", "ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["AccessTokens", "Console", "ModelCatalog"]),
         .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "ContentDigest", "DurableFiles"]),

@@ -25,7 +25,7 @@ timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluat
 # docs/decisions/testing.md). Every RGW suite shares one Ceph cluster per process: one group.
 # Each is an extended regex over "Target.Suite" names.
 first=('IntegrationTests\.EventsCrashLoopTests' 'IntegrationTests\.ClientKillTests' 'IntegrationTests\.CatalogLargeFileTests' 'ObjectStorageRGWTests\..*'
-       'GuardrailsTests\.GuardSimulationTests' 'HTTPServerTests\.ServerSuites' 'IntegrationTests\.ClientCacheTests'
+       'GuardSimulationTests\.FleetSimulationTests' 'GuardrailsTests\.GuardSimulationTests' 'HTTPServerTests\.ServerSuites' 'IntegrationTests\.ClientCacheTests'
        'IntegrationTests\.ClientCLITests' 'IntegrationTests\.GuardRecomputationTests')
 
 suites=$(swift test list --skip-build 2>/dev/null | sed 's#/.*##' | sort -u | grep -E "${TEST_FILTER:-.}" || true)

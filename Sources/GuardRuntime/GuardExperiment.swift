@@ -50,19 +50,13 @@ public struct GuardExperiment {
         var tally = clients[key]
         if tally == nil {
             let bucket = ReleaseSelector.bucket(releaseID: release.id, clientID: clientID)
-            let arm: Arm? = switch ReleaseSelector.arm(bucket: bucket, percent: release.rolloutPercent) {
-            case .treatment: .treatment
-            case .control: .control
-            case nil: nil
-            }
-            tally = arm.map { ClientTally(arm: $0, cohort: plan.cohort(bucket: bucket, arm: $0)) }
+            tally = ArmRule.entering(bucket: bucket, percent: release.rolloutPercent, plan: plan)
         }
         guard var t = tally else {
             if ofChannel { pending.insert(key) }
             return
         }
-        let counts = t.arm == .treatment ? onChallenger : onOtherRelease
-        guard counts, let x = plan.metric.observation(outcome: event.outcome, value: event.value) else {
+        guard ArmRule.counts(t.arm, onChallenger: onChallenger, onOtherRelease: onOtherRelease), let x = plan.metric.observation(outcome: event.outcome, value: event.value) else {
             if ofChannel && clients[key] == nil { pending.insert(key) }
             return
         }

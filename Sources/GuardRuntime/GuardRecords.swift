@@ -18,21 +18,26 @@ public struct GuardRecords: Sendable {
 
     /// One decision record, with the guard as applied.
     public static func decision(_ d: GuardDecision, release: Release, figures: GuardFigures, at now: Int64) -> [UInt8] {
-        decision(d, release: release, at: now) { writeFigures(&$0, figures) }
+        decision(d, releaseID: release.id, plan: release.guardPlan, figures: figures, at: now)
+    }
+
+    /// The same record for a release known only by its id and guard (the fleet simulator's).
+    public static func decision(_ d: GuardDecision, releaseID: String, plan: GuardPlan?, figures: GuardFigures, at now: Int64) -> [UInt8] {
+        decision(d, releaseID: releaseID, plan: plan, at: now) { writeFigures(&$0, figures) }
     }
 
     /// One decision record whose figures `writeFigures` writes (the members `arms` … `tuning_clients`).
-    static func decision(_ d: GuardDecision, release: Release, at now: Int64, figures writeFigures: (inout JSONWriter) -> Void) -> [UInt8] {
+    static func decision(_ d: GuardDecision, releaseID: String, plan: GuardPlan?, at now: Int64, figures writeFigures: (inout JSONWriter) -> Void) -> [UInt8] {
         var w = JSONWriter(capacity: 1024)
         w.beginObject()
         w.field("ts", Timestamp(millisecondsSinceEpoch: now).rfc3339)
-        w.field("release", release.id)
+        w.field("release", releaseID)
         w.field("rule", d.rule.rawValue)
         w.field("stage", d.stage)
         w.key("next_stage")
         if let next = d.nextStage { w.int(next) } else { w.null() }
         writeFigures(&w)
-        if let plan = release.guardPlan {
+        if let plan {
             w.key("guard")
             w.raw(plan.json(formatTime: { Timestamp(millisecondsSinceEpoch: $0).rfc3339 }))
         }
@@ -100,7 +105,7 @@ public struct GuardRecords: Sendable {
         // stopping a rollout): the record then carries the plan's figures with no client yet.
         if let bytes = try? FileIO.read(statePath(release.id)), let state = try? JSONReader.parse(bytes),
            case .object(let members) = state.value, Set(members.map(\.key)).isSuperset(of: figureKeys) {
-            return Self.decision(decision, release: release, at: now) { w in
+            return Self.decision(decision, releaseID: release.id, plan: release.guardPlan, at: now) { w in
                 // `srm` too when the state file has it (one written before v5 does not).
                 for (key, node) in members where figureKeys.contains(key) || key == "srm" {
                     w.key(key)
@@ -108,7 +113,7 @@ public struct GuardRecords: Sendable {
                 }
             }
         }
-        guard let plan = release.guardPlan else { return Self.decision(decision, release: release, at: now) { _ in } }
+        guard let plan = release.guardPlan else { return Self.decision(decision, releaseID: release.id, plan: nil, at: now) { _ in } }
         let figures = GuardFigures(plan: plan, arms: GuardAccumulator(), settledCohorts: plan.settledCohorts(stage: release.rolloutPercent, now: now))
         return Self.decision(decision, release: release, figures: figures, at: now)
     }

@@ -6,8 +6,8 @@ import GuardRuntime
 /// `modelctl experiment …` (SPEC §11.5): the operator's view of a guarded rollout.
 struct ExperimentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "experiment", abstract: "Follow guarded rollouts.",
-        subcommands: [ExperimentStatusCommand.self, ExperimentReportCommand.self])
+        commandName: "experiment", abstract: "Follow guarded rollouts, or simulate one.",
+        subcommands: [ExperimentStatusCommand.self, ExperimentReportCommand.self, ExperimentSimulateCommand.self])
 }
 
 /// `modelctl experiment status ID [--json]`: through the server (`GET /admin/models/ID/guard`) or,

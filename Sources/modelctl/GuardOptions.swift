@@ -67,7 +67,7 @@ struct GuardOptions: ParsableArguments {
     }
 
     /// Inline JSON starts with `{`; anything else names a file.
-    private static func text(of source: String) throws -> String {
+    static func text(of source: String) throws -> String {
         if source.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") { return source }
         guard let data = FileManager.default.contents(atPath: source) else {
             throw ValidationError("--guard: cannot read '\(source)' (give a JSON object or a readable file)")

@@ -1,4 +1,5 @@
 import Testing
+import TestRandomness
 @testable import Guardrails
 
 /// Issue #11 item 3: the decision engine under continuous monitoring, seeded. Every scenario

@@ -1,4 +1,5 @@
 @testable import Guardrails
+import TestRandomness
 
 /// A guard watched continuously, as the evaluator will watch it: clients join both arms, and
 /// after every look a rule reads the same `GuardAccumulator` the evaluator fills and says

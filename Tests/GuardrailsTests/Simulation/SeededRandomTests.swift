@@ -1,4 +1,8 @@
 import Testing
+import TestRandomness
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The simulations are only as good as their draws: each sampler's first two moments over
 /// 200,000 draws sit within 5 standard errors of the distribution's.
@@ -40,5 +44,17 @@ import Testing
         // Beta(a, b): mean a/(a+b), variance ab/((a+b)²(a+b+1)).
         check(moments { r.beta(0.5, 9.5) }, mean: 0.05, variance: 0.5 * 9.5 / (100 * 11))
         check(moments { r.beta(2, 3) }, mean: 0.4, variance: 6.0 / (25 * 6))
+    }
+
+    @Test func exponential_hasExponentialMoments() {
+        var r = SeededRandom(seed: 4)
+        check(moments { r.exponential(mean: 4) }, mean: 4, variance: 16)
+    }
+
+    /// Lognormal(μ = ln median, σ): mean e^(μ+σ²/2), variance (e^(σ²) − 1)·e^(2μ+σ²).
+    @Test func lognormal_hasLognormalMoments() {
+        var r = SeededRandom(seed: 5)
+        let median = 10.0, sigma = 0.5, s2 = sigma * sigma
+        check(moments { r.lognormal(median: median, sigma: sigma) }, mean: median * exp(s2 / 2), variance: (exp(s2) - 1) * median * median * exp(s2))
     }
 }

@@ -5,44 +5,8 @@ import Darwin
 #endif
 import TestRandomness
 
-/// xoshiro256** (Blackman & Vigna), seeded through SplitMix64: fast, and the same numbers on
-/// every machine, so a simulation's rates are reproducible to the last digit.
-struct SeededRandom: RandomNumberGenerator {
-    private var s0, s1, s2, s3: UInt64
-
-    init(seed: UInt64) {
-        var splitMix = SeededGenerator(state: seed)
-        s0 = splitMix.next(); s1 = splitMix.next(); s2 = splitMix.next(); s3 = splitMix.next()
-    }
-
-    /// An independent stream per (scenario, run): runs do not depend on each other's draws.
-    init(seed: UInt64, run: Int) {
-        self.init(seed: seed ^ (UInt64(run) &* 0xD1B5_4A32_D192_ED03))
-    }
-
-    mutating func next() -> UInt64 {
-        let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
-        let t = s1 << 17
-        s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3
-        s2 ^= t
-        s3 = s3 << 45 | s3 >> 19
-        return result
-    }
-
-    /// Uniform on (0, 1): 53 random bits, never exactly 0 or 1 (logs and powers stay finite).
-    mutating func uniform() -> Double {
-        (Double(next() >> 11) + 0.5) * 0x1p-53
-    }
-
-    /// Standard normal (Marsaglia's polar method).
-    mutating func normal() -> Double {
-        while true {
-            let u = 2 * uniform() - 1, v = 2 * uniform() - 1
-            let s = u * u + v * v
-            if s < 1, s > 0 { return u * (-2 * log(s) / s).squareRoot() }
-        }
-    }
-
+/// The samplers only the statistical simulations of these tests need.
+extension SeededRandom {
     /// Gamma(shape, 1) by Marsaglia–Tsang (2000); a shape below 1 via Gamma(shape + 1)·U^(1/shape).
     mutating func gamma(_ shape: Double) -> Double {
         if shape < 1 { return gamma(shape + 1) * pow(uniform(), 1 / shape) }
