@@ -1,0 +1,139 @@
+/// One block's coding (docs/decisions/tensor-pack.md): a method byte, then
+/// - 0, stored: the block's bytes;
+/// - 1, byte planes, or 2, bit planes: p coded plane lengths (u32 BE; p = width, or 8·width),
+///   the p planes back to back, then the block's tail verbatim (the bytes past the last whole
+///   word, or past the last whole 8 words for bit planes). A plane whose length equals its
+///   decoded length is stored; a shorter one is a zlib stream.
+enum BlockMethod: UInt8 {
+    case stored = 0, bytePlanes = 1, bitPlanes = 2
+
+    /// For a block of `length` bytes: the planes, each one's decoded length, and where the tail starts.
+    func shape(length: Int, width: Int) -> (planes: Int, planeLength: Int, tailStart: Int) {
+        switch self {
+        case .stored: return (0, 0, 0)
+        case .bytePlanes:
+            let words = length / width
+            return (width, words, words * width)
+        case .bitPlanes:
+            let words = length / (8 * width) * 8
+            return (8 * width, words / 8, words * width)
+        }
+    }
+}
+
+/// Codes blocks of one width: both transpositions are tried and the smaller kept, stored when
+/// neither is smaller than the block. Owns its buffers and zlib stream: one per encoding thread.
+final class BlockEncoder {
+    let width: Int
+    private let deflater: PlaneDeflater
+    private let planes = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
+    private let deflated = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
+
+    init(width: Int, level: Int32) {
+        precondition(PackHeader.widths.contains(width), "width is 1, 2 or 4")
+        self.width = width
+        deflater = PlaneDeflater(level: level)
+    }
+
+    deinit {
+        planes.deallocate()
+        scratch.deallocate()
+        deflated.deallocate()
+    }
+
+    func encode(_ block: UnsafeRawBufferPointer) -> [UInt8] {
+        precondition(block.count <= PackHeader.blockSize, "a block is at most 1 MiB")
+        var best: [UInt8]?
+        for method in [BlockMethod.bytePlanes, .bitPlanes] {
+            if let coded = code(block, method, under: best?.count ?? 1 + block.count) { best = coded }
+        }
+        return best ?? [BlockMethod.stored.rawValue] + block
+    }
+
+    /// The block coded by `method`, or nil as soon as it reaches `limit` bytes.
+    func code(_ block: UnsafeRawBufferPointer, _ method: BlockMethod, under limit: Int) -> [UInt8]? {
+        let (count, planeLength, tailStart) = method.shape(length: block.count, width: width)
+        let words = UnsafeRawBufferPointer(rebasing: block[0..<tailStart])
+        let planes = UnsafeMutableRawBufferPointer(rebasing: self.planes[0..<tailStart])
+        if method == .bitPlanes {
+            Planes.splitBits(words, width: width, scratch: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<tailStart]), into: planes)
+        } else {
+            Planes.splitBytes(words, width: width, into: planes)
+        }
+        var out = [method.rawValue] + [UInt8](repeating: 0, count: 4 * count)
+        out.reserveCapacity(min(limit, PackHeader.maxCodedLength(decoded: block.count, width: width)))
+        for j in 0..<count {
+            let plane = UnsafeRawBufferPointer(rebasing: planes[j * planeLength..<(j + 1) * planeLength])
+            let room = UnsafeMutableRawBufferPointer(rebasing: deflated[0..<max(planeLength - 1, 0)])
+            let length: Int
+            if let n = deflater.deflate(plane, into: room) {
+                out += UnsafeRawBufferPointer(rebasing: deflated[0..<n])
+                length = n
+            } else {
+                out += plane
+                length = planeLength
+            }
+            for b in 0..<4 { out[1 + 4 * j + b] = UInt8(truncatingIfNeeded: length >> (24 - 8 * b)) }
+            if out.count >= limit { return nil }
+        }
+        out += UnsafeRawBufferPointer(rebasing: block[tailStart...])
+        return out.count < limit ? out : nil
+    }
+}
+
+/// Decodes blocks, refusing any coding the encoder could not have written before a byte of
+/// output is trusted. One per decoding thread.
+final class BlockDecoder {
+    private let inflater = PlaneInflater()
+    private let planes = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
+
+    deinit {
+        planes.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Decodes block `index` (for the error) of `output.count` bytes from `coded`.
+    func decode(_ coded: UnsafeRawBufferPointer, width: Int, index: Int, into output: UnsafeMutableRawBufferPointer) throws(PackError) {
+        let length = output.count
+        guard let first = coded.first else { throw .badBlock(index: index, "is empty") }
+        guard let method = BlockMethod(rawValue: first) else { throw .badBlock(index: index, "unknown coding method \(first)") }
+        if method == .stored {
+            guard coded.count == 1 + length else { throw .badBlock(index: index, "stored block of \(coded.count - 1) bytes, expected \(length)") }
+            output.copyMemory(from: UnsafeRawBufferPointer(rebasing: coded[1...]))
+            return
+        }
+        let (count, planeLength, tailStart) = method.shape(length: length, width: width)
+        var at = 1 + 4 * count
+        guard coded.count >= at else { throw .badBlock(index: index, "ends inside its plane lengths") }
+        var lengths: [Int] = []
+        lengths.reserveCapacity(count)
+        for j in 0..<count {
+            let n = (0..<4).reduce(0) { $0 << 8 | Int(coded[1 + 4 * j + $1]) }
+            guard n <= planeLength else { throw .badBlock(index: index, "plane \(j) is \(n) bytes, longer than its \(planeLength) decoded") }
+            lengths.append(n)
+        }
+        guard at + lengths.reduce(0, +) + (length - tailStart) == coded.count else {
+            throw .badBlock(index: index, "plane lengths and tail do not add up to the coded length \(coded.count)")
+        }
+        for (j, n) in lengths.enumerated() {
+            let source = UnsafeRawBufferPointer(rebasing: coded[at..<at + n])
+            let plane = UnsafeMutableRawBufferPointer(rebasing: planes[j * planeLength..<(j + 1) * planeLength])
+            if n == planeLength {
+                plane.copyMemory(from: source)
+            } else if let why = inflater.inflate(source, into: plane) {
+                throw .badBlock(index: index, "plane \(j) \(why)")
+            }
+            at += n
+        }
+        let decoded = UnsafeRawBufferPointer(rebasing: planes[0..<tailStart])
+        let words = UnsafeMutableRawBufferPointer(rebasing: output[0..<tailStart])
+        if method == .bitPlanes {
+            Planes.joinBits(decoded, width: width, scratch: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<tailStart]), into: words)
+        } else {
+            Planes.joinBytes(decoded, width: width, into: words)
+        }
+        UnsafeMutableRawBufferPointer(rebasing: output[tailStart...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: coded[at...]))
+    }
+}
