@@ -26,20 +26,12 @@ enum BlockMethod: UInt8 {
 final class BlockEncoder {
     let width: Int
     private let deflater: PlaneDeflater
-    private let planes = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
-    private let deflated = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
+    private var planes = ScratchBuffer(), scratch = ScratchBuffer(), deflated = ScratchBuffer()
 
     init(width: Int, level: Int32) {
         precondition(PackHeader.widths.contains(width), "width is 1, 2 or 4")
         self.width = width
         deflater = PlaneDeflater(level: level)
-    }
-
-    deinit {
-        planes.deallocate()
-        scratch.deallocate()
-        deflated.deallocate()
     }
 
     func encode(_ block: UnsafeRawBufferPointer) -> [UInt8] {
@@ -55,9 +47,9 @@ final class BlockEncoder {
     func code(_ block: UnsafeRawBufferPointer, _ method: BlockMethod, under limit: Int) -> [UInt8]? {
         let (count, planeLength, tailStart) = method.shape(length: block.count, width: width)
         let words = UnsafeRawBufferPointer(rebasing: block[0..<tailStart])
-        let planes = UnsafeMutableRawBufferPointer(rebasing: self.planes[0..<tailStart])
+        let planes = self.planes.prefix(tailStart), deflated = self.deflated.prefix(planeLength)
         if method == .bitPlanes {
-            Planes.splitBits(words, width: width, scratch: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<tailStart]), into: planes)
+            Planes.splitBits(words, width: width, scratch: scratch.prefix(tailStart), into: planes)
         } else {
             Planes.splitBytes(words, width: width, into: planes)
         }
@@ -86,13 +78,7 @@ final class BlockEncoder {
 /// output is trusted. One per decoding thread.
 final class BlockDecoder {
     private let inflater = PlaneInflater()
-    private let planes = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: PackHeader.blockSize, alignment: 16)
-
-    deinit {
-        planes.deallocate()
-        scratch.deallocate()
-    }
+    private var planes = ScratchBuffer(), scratch = ScratchBuffer()
 
     /// Decodes block `index` (for the error) of `output.count` bytes from `coded`.
     func decode(_ coded: UnsafeRawBufferPointer, width: Int, index: Int, into output: UnsafeMutableRawBufferPointer) throws(PackError) {
@@ -105,6 +91,7 @@ final class BlockDecoder {
             return
         }
         let (count, planeLength, tailStart) = method.shape(length: length, width: width)
+        let planes = self.planes.prefix(tailStart)
         var at = 1 + 4 * count
         guard coded.count >= at else { throw .badBlock(index: index, "ends inside its plane lengths") }
         var lengths: [Int] = []
@@ -130,10 +117,27 @@ final class BlockDecoder {
         let decoded = UnsafeRawBufferPointer(rebasing: planes[0..<tailStart])
         let words = UnsafeMutableRawBufferPointer(rebasing: output[0..<tailStart])
         if method == .bitPlanes {
-            Planes.joinBits(decoded, width: width, scratch: UnsafeMutableRawBufferPointer(rebasing: scratch[0..<tailStart]), into: words)
+            Planes.joinBits(decoded, width: width, scratch: scratch.prefix(tailStart), into: words)
         } else {
             Planes.joinBytes(decoded, width: width, into: words)
         }
         UnsafeMutableRawBufferPointer(rebasing: output[tailStart...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: coded[at...]))
+    }
+}
+
+/// Working memory that grows to the largest block seen and no further: a small file (or a fuzz
+/// input) never pays for 1 MiB buffers, a large one allocates them once.
+struct ScratchBuffer: ~Copyable {
+    private var storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 16)
+
+    deinit { storage.deallocate() }
+
+    /// The first `count` bytes, grown to hold them (contents not kept).
+    mutating func prefix(_ count: Int) -> UnsafeMutableRawBufferPointer {
+        if storage.count < count {
+            storage.deallocate()
+            storage = .allocate(byteCount: count, alignment: 16)
+        }
+        return UnsafeMutableRawBufferPointer(rebasing: storage[0..<count])
     }
 }

@@ -116,7 +116,7 @@ public struct PackStreamDecoder {
     private mutating func applyBase(to block: inout [UInt8], at offset: Int64) throws(PackError) {
         guard let base, offset < base.size else { return }
         let overlap = Int(min(Int64(block.count), base.size - offset))
-        if baseBlock.count < overlap { baseBlock = [UInt8](repeating: 0, count: PackHeader.blockSize) }
+        if baseBlock.count < overlap { baseBlock = [UInt8](repeating: 0, count: overlap) }
         let failure: PackError? = baseBlock.withUnsafeMutableBytes { buffer in
             do throws(PackError) { try base.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<overlap])); return nil } catch { return error }
         }
