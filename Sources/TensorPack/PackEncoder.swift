@@ -48,11 +48,12 @@ public struct PackEncoder {
     }
 
     /// The width that codes `samples` (blocks of the file, XORed with the base for a patch)
-    /// smallest, by trying each (SPEC §16: "w chosen by trying"); the narrowest on a tie.
+    /// smallest, by trying each (SPEC §16: "w chosen by trying") against the planes' entropy
+    /// bounds, which rank widths as deflate does at a fraction of its cost; the narrowest on a tie.
     public static func chooseWidth(samples: [[UInt8]], level: Int32 = defaultLevel) -> Int {
         let sizes = PackHeader.widths.map { width in
             let encoder = BlockEncoder(width: width, level: level)
-            return samples.reduce(0) { sum, sample in sum + sample.withUnsafeBytes { encoder.encode($0).count } }
+            return samples.reduce(0) { sum, sample in sum + sample.withUnsafeBytes { encoder.estimatedSize($0) } }
         }
         return PackHeader.widths[sizes.firstIndex(of: sizes.min()!)!]
     }
