@@ -128,7 +128,8 @@ let package = Package(
         // ModeldCore or HTTPServer: the CLI does not link the server.
         .executableTarget(name: "modelctl", dependencies: [
             "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
-            "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList", "TensorPack", "TensorPackFiles",
+            "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
+            "TensorPack", "TensorPackFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
