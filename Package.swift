@@ -57,6 +57,12 @@ let package = Package(
         // Content-defined chunking and the `.chunks` format (SPEC §14), shared by server, modelctl
         // and client so the same bytes give the same list everywhere. Pure, no Glibc (Apple too).
         .target(name: "ChunkList", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // MDPACK1 byte- and bit-plane coding of packed files and patches (SPEC §16), pure: the
+        // encoder, the streaming decoder, the header and index. Shared by server, modelctl and
+        // client like ChunkList; zlib through the shim (the system libz on Apple platforms).
+        .target(name: "TensorPack", dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+        // MDPACK1 between files, block by block in bounded memory (modelctl pack/patch/unpack).
+        .target(name: "TensorPackFiles", dependencies: ["BinaryText", "ContentDigest", "DurableFiles", "TensorPack"]),
 
         .target(name: "ModelCatalog", dependencies: [
             "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "HTTPWire", "JSONSupport", "ModeldSigning",
@@ -134,6 +140,7 @@ let package = Package(
         .executableTarget(name: "modelctl", dependencies: [
             "AccessTokens", "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "GuardSimulation", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
             "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
+            "TensorPack", "TensorPackFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -184,6 +191,7 @@ let package = Package(
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ContentDigest", "ObjectStorage"], exclude: ["Fixtures"]),
         .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TensorPackTests", dependencies: ["TensorPack", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         .testTarget(name: "BucketMirrorTests", dependencies: ["BucketMirror", "DirectoryBucket", "ModelCatalog", "ModelMirror"]),
         .testTarget(name: "EventShippingTests", dependencies: ["ContentDigest", "EventShipping", "DirectoryBucket", "EventStore", "ObjectStorage"]),

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target: scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
-# Targets (Fuzz/Targets/*.swift): request-parser chunked-decoder ranges event-batch gzip zip-reader chunk-list.
+# Targets (Fuzz/Targets/*.swift): request-parser chunked-decoder ranges event-batch gzip zip-reader chunk-list
+# pack-reader patch-reader.
 # The module sources are compiled straight from Sources/ with -sanitize=fuzzer,address (and
 # -enable-testing, so a target may check internals) into .build-fuzz/ (gitignored): the normal
-# `swift build` never sees the fuzzer flags. Crypto (for the event-batch dedup key) is linked
-# uninstrumented from the package's own debug build.
+# `swift build` never sees the fuzzer flags. Crypto (for the event-batch dedup key and MDPACK1's
+# block digests) is linked uninstrumented from the package's own debug build.
 # The corpus grows in .build-fuzz/corpus/TARGET, seeded from Fuzz/corpus/TARGET; a crash input is
 # written to .build-fuzz/crashes/TARGET/ and the script exits non-zero.
 set -euo pipefail
@@ -40,16 +41,28 @@ module JSONSupport Sources/JSONSupport/*.swift
 module HTTPWire Sources/HTTPWire/*.swift
 module ZipArchive Sources/ZipArchive/*.swift
 libs=(-lz)
-if [[ $target == event-batch ]]; then
-    # The batch parser's files only: the rest of EventStore is disk I/O, not input parsing.
+# Crypto from the package's debug build, uninstrumented: its module for the compiler, its objects
+# for the link (appended after the instrumented modules that import it).
+crypto_objects=()
+use_crypto() {
     debug=$(swift build --show-bin-path)
     [[ -f $debug/Modules/Crypto.swiftmodule ]] || swift build --target Crypto >&2
     flags+=(-I "$debug/Modules" -Xcc "-fmodule-map-file=$(find .build/checkouts/swift-crypto -name module.modulemap -path '*CCryptoBoringSSL/include*' | head -1)")
-    module EventStore Sources/EventStore/{BatchParser,EventBatch,EventBatchError,DedupKey,Timestamp}.swift
     for dir in "$debug"/{Crypto,CCrypto*,CryptoBoringWrapper,CXKCP*}.build; do
-        [[ -d $dir ]] && objects+=($(find "$dir" -name '*.o'))
+        if [[ -d $dir ]]; then crypto_objects+=($(find "$dir" -name '*.o')); fi
     done
+}
+if [[ $target == event-batch ]]; then
+    # The batch parser's files only: the rest of EventStore is disk I/O, not input parsing.
+    use_crypto
+    module EventStore Sources/EventStore/{BatchParser,EventBatch,EventBatchError,DedupKey,Timestamp}.swift
 fi
+if [[ $target == pack-reader || $target == patch-reader ]]; then
+    # All of TensorPack: the reader, and the encoder for the round trip (its file I/O is TensorPackFiles).
+    use_crypto
+    module TensorPack Sources/TensorPack/*.swift
+fi
+objects+=("${crypto_objects[@]}")
 
 if [[ $target == chunk-list ]]; then
     # The `.chunks` reader and what it validates against; the builder (SHA-256) is not input parsing.

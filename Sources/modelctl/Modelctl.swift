@@ -28,6 +28,9 @@ struct Modelctl: ParsableCommand {
             MirrorCommand.self,
             ChunksCommand.self,
             DeltaCommand.self,
+            PackCommand.self,
+            PatchCommand.self,
+            UnpackCommand.self,
         ]
     )
 }

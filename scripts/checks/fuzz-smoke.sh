@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A short libFuzzer run of every target (Fuzz/Targets/, ~10 s each, 70 s in all): the seed
+# A short libFuzzer run of every target (Fuzz/Targets/, ~10 s each, 90 s in all): the seed
 # corpus plus whatever the runs find must not crash, hang or leak. Long runs: scripts/fuzz.sh
 # TARGET SECONDS (docs/decisions/fuzzing.md). Exits non-zero on the first failing target.
 set -euo pipefail

@@ -1,0 +1,73 @@
+import CZlib
+
+/// One zlib deflate stream (RFC 1950) reused for every plane: `deflateReset` keeps the window
+/// and tables, where a fresh stream per plane would allocate and clear ~256 KiB each time.
+final class PlaneDeflater {
+    // Heap-allocated: zlib keeps a back-pointer to the stream and rejects one that moved.
+    private let stream: UnsafeMutablePointer<z_stream>
+
+    init(level: Int32) {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        // Fails only on out-of-memory, an invalid level or a zlib ABI mismatch: none a caller can handle.
+        let rc = deflateInit_(stream, level, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        precondition(rc == Z_OK, "deflateInit failed: \(rc)")
+    }
+
+    deinit {
+        deflateEnd(stream)
+        stream.deallocate()
+    }
+
+    /// Deflates `input` into `output` and answers the coded length, or nil when the coding would
+    /// not fit in `output` (the caller sizes it one byte short of the input: not smaller = stored).
+    func deflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
+        guard !output.isEmpty else { return nil }
+        deflateReset(stream)
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = UInt32(input.count)
+        stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = UInt32(output.count)
+        defer { stream.pointee.next_in = nil; stream.pointee.next_out = nil }
+        let rc = CZlib.deflate(stream, Z_FINISH)
+        guard rc == Z_STREAM_END else { return nil }   // Z_OK or Z_BUF_ERROR: the output is full
+        return output.count - Int(stream.pointee.avail_out)
+    }
+}
+
+/// One zlib inflate stream reused for every plane. Inflation is exact: a plane's coding must
+/// end where its length says and give exactly the plane's bytes, never more.
+final class PlaneInflater {
+    private let stream: UnsafeMutablePointer<z_stream>
+
+    init() {
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        let rc = inflateInit_(stream, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        precondition(rc == Z_OK, "inflateInit failed: \(rc)")
+    }
+
+    deinit {
+        inflateEnd(stream)
+        stream.deallocate()
+    }
+
+    /// Inflates all of `input` into exactly all of `output`; the error names what was wrong.
+    func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> String? {
+        inflateReset(stream)
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = UInt32(input.count)
+        stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = UInt32(output.count)
+        defer { stream.pointee.next_in = nil; stream.pointee.next_out = nil }
+        let rc = CZlib.inflate(stream, Z_FINISH)
+        switch rc {
+        case Z_STREAM_END where stream.pointee.avail_out != 0: return "inflates to fewer bytes than the plane holds"
+        case Z_STREAM_END where stream.pointee.avail_in != 0: return "has bytes after the end of its zlib stream"
+        case Z_STREAM_END: return nil
+        case Z_BUF_ERROR where stream.pointee.avail_out == 0: return "does not end where the plane does"
+        case Z_BUF_ERROR: return "zlib stream is cut short"
+        default: return "is not valid zlib data (zlib \(rc))"
+        }
+    }
+}

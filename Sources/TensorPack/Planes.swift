@@ -1,0 +1,113 @@
+/// The two transpositions of MDPACK1 (SPEC §16), pure and allocation-free. A block of n words
+/// of `width` bytes becomes planes laid end to end in `planes`:
+/// - byte planes (Blosc's shuffle): plane i holds byte i of every word, n bytes each;
+/// - bit planes (Blosc's bitshuffle): plane 8·i + b holds bit b (0 = least significant) of
+///   byte i of every word, n/8 bytes each, word k's bit at bit k % 8 of byte k / 8 (n is a
+///   multiple of 8).
+/// Trained float weights repeat their sign and exponent bytes and an XOR of two versions leaves
+/// high bits zero; both become long runs deflate can see once they stand together.
+enum Planes {
+    static func splitBytes(_ words: UnsafeRawBufferPointer, width: Int, into planes: UnsafeMutableRawBufferPointer) {
+        let n = words.count / width
+        precondition(words.count == n * width && planes.count == words.count, "planes need whole words")
+        let src = words.bindMemory(to: UInt8.self), dst = planes.bindMemory(to: UInt8.self)
+        // Float32 and float16 words: one load per word rather than one per byte (decoding speed).
+        if width == 4, let from = words.baseAddress, let p0 = dst.baseAddress {
+            for k in 0..<n {
+                let v = UInt32(littleEndian: from.loadUnaligned(fromByteOffset: 4 * k, as: UInt32.self))
+                p0[k] = UInt8(truncatingIfNeeded: v)
+                p0[n + k] = UInt8(truncatingIfNeeded: v >> 8)
+                p0[2 * n + k] = UInt8(truncatingIfNeeded: v >> 16)
+                p0[3 * n + k] = UInt8(truncatingIfNeeded: v >> 24)
+            }
+            return
+        }
+        for i in 0..<width {
+            let plane = dst.baseAddress! + i * n
+            var at = i
+            for k in 0..<n {
+                plane[k] = src[at]
+                at += width
+            }
+        }
+    }
+
+    static func joinBytes(_ planes: UnsafeRawBufferPointer, width: Int, into words: UnsafeMutableRawBufferPointer) {
+        let n = planes.count / width
+        precondition(planes.count == n * width && words.count == planes.count, "planes need whole words")
+        let src = planes.bindMemory(to: UInt8.self), dst = words.bindMemory(to: UInt8.self)
+        if width == 4, let p0 = src.baseAddress, let to = words.baseAddress {
+            for k in 0..<n {
+                let v = UInt32(p0[k]) | UInt32(p0[n + k]) << 8 | UInt32(p0[2 * n + k]) << 16 | UInt32(p0[3 * n + k]) << 24
+                to.storeBytes(of: v.littleEndian, toByteOffset: 4 * k, as: UInt32.self)
+            }
+            return
+        }
+        if width == 2, let p0 = src.baseAddress, let to = words.baseAddress {
+            for k in 0..<n {
+                to.storeBytes(of: (UInt16(p0[k]) | UInt16(p0[n + k]) << 8).littleEndian, toByteOffset: 2 * k, as: UInt16.self)
+            }
+            return
+        }
+        for i in 0..<width {
+            let plane = src.baseAddress! + i * n
+            var at = i
+            for k in 0..<n {
+                dst[at] = plane[k]
+                at += width
+            }
+        }
+    }
+
+    /// Bit planes through byte planes: `scratch` (words.count bytes) takes the byte planes, then
+    /// each run of 8 bytes of a byte plane is one 8×8 bit matrix, transposed in a register.
+    static func splitBits(_ words: UnsafeRawBufferPointer, width: Int, scratch: UnsafeMutableRawBufferPointer,
+                          into planes: UnsafeMutableRawBufferPointer) {
+        let n = words.count / width
+        precondition(n % 8 == 0 && scratch.count == words.count && planes.count == words.count, "bit planes need words in eights")
+        splitBytes(words, width: width, into: scratch)
+        let groups = n / 8
+        let src = UnsafeRawPointer(scratch.baseAddress!), dst = planes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        for i in 0..<width {
+            let bytePlane = src + i * n
+            let firstBitPlane = dst + 8 * i * groups
+            for g in 0..<groups {
+                let t = transpose8x8(UInt64(littleEndian: bytePlane.loadUnaligned(fromByteOffset: 8 * g, as: UInt64.self)))
+                for b in 0..<8 { firstBitPlane[b * groups + g] = UInt8(truncatingIfNeeded: t >> UInt64(8 * b)) }
+            }
+        }
+    }
+
+    static func joinBits(_ planes: UnsafeRawBufferPointer, width: Int, scratch: UnsafeMutableRawBufferPointer,
+                         into words: UnsafeMutableRawBufferPointer) {
+        let n = planes.count / width
+        precondition(n % 8 == 0 && scratch.count == planes.count && words.count == planes.count, "bit planes need words in eights")
+        let groups = n / 8
+        let src = planes.baseAddress!.assumingMemoryBound(to: UInt8.self), dst = scratch.baseAddress!
+        for i in 0..<width {
+            let firstBitPlane = src + 8 * i * groups
+            let bytePlane = dst + i * n
+            for g in 0..<groups {
+                var m: UInt64 = 0
+                for b in 0..<8 { m |= UInt64(firstBitPlane[b * groups + g]) << UInt64(8 * b) }
+                bytePlane.storeBytes(of: transpose8x8(m).littleEndian, toByteOffset: 8 * g, as: UInt64.self)
+            }
+        }
+        joinBytes(UnsafeRawBufferPointer(scratch), width: width, into: words)
+    }
+
+    /// Transposes the 8×8 bit matrix whose row r is byte r (little-endian) and column c bit c:
+    /// three rounds of swapping off-diagonal 1×1, 2×2 and 4×4 blocks (Hacker's Delight §7-3).
+    /// Its own inverse.
+    @inline(__always)
+    static func transpose8x8(_ m: UInt64) -> UInt64 {
+        var x = m
+        var t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA
+        x ^= t ^ (t << 7)
+        t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC
+        x ^= t ^ (t << 14)
+        t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0
+        x ^= t ^ (t << 28)
+        return x
+    }
+}
