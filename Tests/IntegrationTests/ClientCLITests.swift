@@ -77,7 +77,9 @@ import Testing
         // Either order: the killed download's record is written when the server sees its end,
         // which on a loaded machine can be after the resumed one's.
         #expect(records.count == 2 && records.filter { $0["range"] as? Bool == true }.count == 1)
-        #expect(served <= size + 8 << 20, "served \(served) bytes for a \(size)-byte file")
+        // Fetched twice at most: one checkpoint interval (2 s at the proxy's 6 MiB/s, SPEC §13.2)
+        // and what the sockets between server, proxy and client held (8 MiB).
+        #expect(served <= size + 2 * (6 << 20) + 8 << 20, "served \(served) bytes for a \(size)-byte file")
         #expect(!FileManager.default.fileExists(atPath: checkpoint.path))
     }
 
