@@ -100,7 +100,8 @@ struct RulesEndToEndTests {
             let r = (catalog["releases"] as? [[String: Any]] ?? []).first { $0["id"] as? String == challenger }
             return (r?["state"] as? String, (r?["guard"] as? [String: Any])?["status"] as? String)
         }
-        let paused = try MirrorCLITests.poll(seconds: 90, every: 0.5) { try challengerState().state == "paused" }
+        // Bounded by the simulation (20 s of load, longer on a busy machine) plus the guard's evaluations.
+        let paused = try MirrorCLITests.poll(seconds: 180, every: 0.5) { try challengerState().state == "paused" }
         let simulated = try simulate.wait(timeout: .seconds(120))
         let state = try challengerState()
         try #require(paused, "the guard did not pause the challenger: \(state); simulate: \(simulated.stdout)\(simulated.stderr)")
