@@ -109,8 +109,14 @@ struct RulesEndToEndTests {
         let report = try Self.object(simulated.stdout)
         #expect((report["events"] as? Int ?? 0) > 2_000, "\(report)")
         #expect(((report["models"] as? [String: Any])?[challenger] as? [String: Any])?["clients"] as? Int ?? 0 > 500, "\(report)")
-        let decisions = (try? String(contentsOfFile: data + "/guard-decisions.jsonl", encoding: .utf8)) ?? ""
-        #expect(decisions.contains(#""rule":"pause""#), "\(decisions)")
+        // The evaluator appends the decision after the catalog change it records (which also
+        // re-signs the rules), so on a loaded machine the line can trail the catalog.
+        var decisions = ""
+        let recorded = try MirrorCLITests.poll(seconds: 30, every: 0.1) {
+            decisions = (try? String(contentsOfFile: data + "/guard-decisions.jsonl", encoding: .utf8)) ?? ""  // not yet written
+            return decisions.contains(#""rule":"pause""#)
+        }
+        #expect(recorded, "\(decisions)")
 
         // The mirror publishes the paused rules; every install then falls back to the
         // baseline, from the bucket alone (the origin and ingest servers are stopped first).
