@@ -18,6 +18,8 @@ struct AdminResponder: Sendable {
     /// nil: no admin token is configured, the API is off.
     let credentials: Credentials?
     let audit: AuditLog
+    /// The address each change is audited under (`trusted_proxies`, as the console's sign-in).
+    let clientAddress: ClientAddress
     let store: CatalogStore
     let catalog: CatalogHolder
     let watcher: CatalogWatcher
@@ -40,7 +42,7 @@ struct AdminResponder: Sendable {
     func authorize(_ head: RequestHead, _ exchange: Exchange, needs role: Role) -> Result<Caller, Refusal> {
         guard let credentials else { return .failure(Refusal(response: Router.notFound)) }
         let caller: Caller
-        let address = LoginThrottle.address(ofPeer: exchange.peer)
+        let address = clientAddress.of(head, peer: exchange.peer)
         if let offered = AdminToken.bearer(head.headers["Authorization"]) {
             guard let principal = credentials.principal(for: offered, nowMillis: Timestamp.now().millisecondsSinceEpoch) else {
                 return .failure(Self.unauthorized)

@@ -1,12 +1,22 @@
 import Console
+import HTTPWire
 import ModeldConfig
 
 /// The client address of a request (SPEC §8 `trusted_proxies`, §15.1): the peer's address,
 /// unless the peer is a trusted proxy — then `X-Forwarded-For` is read from the right, skipping
 /// trusted hops, and the first address not trusted is the client (each proxy appends the peer it
 /// saw, so only the entries our own proxies wrote can be believed; anything left of them is
-/// whatever the client chose to send). Pure: the sign-in throttle keys on it.
-enum ClientAddress {
+/// whatever the client chose to send). Pure: the sign-in throttle keys on it, and every audit
+/// line (admin API and console alike) records it.
+struct ClientAddress: Sendable {
+    /// `trusted_proxies` (SPEC §8).
+    let trusted: [AddressRange]
+
+    /// The client address of a request that came from `peer`.
+    func of(_ head: RequestHead, peer: String) -> String {
+        Self.resolve(peer: peer, forwardedFor: head.headers.values("X-Forwarded-For"), trusted: trusted)
+    }
+
     /// `peer`: `host:port` or `[v6]:port` as the listener describes it; `forwardedFor`: every
     /// `X-Forwarded-For` field line in order.
     static func resolve(peer: String, forwardedFor: [String], trusted: [AddressRange]) -> String {

@@ -20,20 +20,15 @@ final class ConsoleAccess: Sendable {
     let audit: AuditLog
     /// `Secure` on the cookie when `public_base_url` is https.
     let secureCookie: Bool
-    /// `trusted_proxies` (SPEC §8): whose `X-Forwarded-For` names the client address.
-    let trustedProxies: [AddressRange]
+    /// The address the sign-in throttle counts failures for and the audit records.
+    let clientAddress: ClientAddress
 
-    init(sessionSeconds: Int, secureCookie: Bool, trustedProxies: [AddressRange], credentials: Credentials, audit: AuditLog) {
+    init(sessionSeconds: Int, secureCookie: Bool, clientAddress: ClientAddress, credentials: Credentials, audit: AuditLog) {
         sessions = ConsoleSessions(lifetimeMillis: Int64(sessionSeconds) * 1_000)
         self.secureCookie = secureCookie
-        self.trustedProxies = trustedProxies
+        self.clientAddress = clientAddress
         self.credentials = credentials
         self.audit = audit
-    }
-
-    /// The address the sign-in throttle counts failures for (`ClientAddress`).
-    func clientAddress(_ head: RequestHead, peer: String) -> String {
-        ClientAddress.resolve(peer: peer, forwardedFor: head.headers.values("X-Forwarded-For"), trusted: trustedProxies)
     }
 
     var sessionSeconds: Int64 { sessions.lifetimeMillis / 1_000 }

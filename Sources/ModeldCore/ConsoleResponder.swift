@@ -70,7 +70,7 @@ struct ConsoleResponder: Sendable {
     /// client address) has passed. Both outcomes are audited before the answer (SPEC §15.1).
     func signIn(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
         if !ConsoleAccess.fromOwnOrigin(head) { return .respond(Self.secured(ConsoleAccess.foreignOrigin)) }
-        let address = access.clientAddress(head, peer: exchange.peer)
+        let address = access.clientAddress.of(head, peer: exchange.peer)
         exchange.setBodyHandler { [self] body, _ in
             let form = RequestHead.formItems(body) ?? []
             let offered = form.first { $0.name == "token" }?.value
@@ -107,7 +107,7 @@ struct ConsoleResponder: Sendable {
         }
         if let refusal = ConsoleAccess.refusal(head, session) { return Self.secured(refusal) }
         access.sessions.end(cookie: cookie)
-        access.record("sign_out", actor: session.principal.name, peer: access.clientAddress(head, peer: exchange.peer), session: session.handle)
+        access.record("sign_out", actor: session.principal.name, peer: access.clientAddress.of(head, peer: exchange.peer), session: session.handle)
         return Self.secured(Response(status: 204, headers: ["Set-Cookie": access.setCookie("", maxAge: 0)], body: []))
     }
 

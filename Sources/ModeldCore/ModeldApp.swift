@@ -168,17 +168,18 @@ public enum ModeldApp {
             tokenPoller?.start()
         }
         let audit = AuditLog(path: config.dataDir + "/audit.jsonl")
+        let clientAddress = ClientAddress(trusted: config.console.trustedProxies)
         // SPEC §15: the console needs the admin token (no token: 404, like the admin API).
         let console = credentials.flatMap { credentials in config.console.enabled
             ? ConsoleAccess(sessionSeconds: config.console.sessionSeconds,
                             secureCookie: config.publicBaseURL?.lowercased().hasPrefix("https://") == true,
-                            trustedProxies: config.console.trustedProxies, credentials: credentials, audit: audit)
+                            clientAddress: clientAddress, credentials: credentials, audit: audit)
             : nil }
         let accessLogPath: String? = if case .file(let path) = config.accessLog { path } else { nil }
         router.install(Router(
             latest: latest,
             models: ModelFileResponder(catalog: holder),
-            admin: AdminResponder(credentials: credentials, audit: audit, store: store, catalog: holder, watcher: watcher, metrics: metrics,
+            admin: AdminResponder(credentials: credentials, audit: audit, clientAddress: clientAddress, store: store, catalog: holder, watcher: watcher, metrics: metrics,
                                   instance: config.instanceID, maxUploadBytes: config.limits.maxUploadBytes,
                                   dataDir: config.dataDir, console: console),
             tokens: TokensResponder(tokens: namedTokens),

@@ -39,20 +39,15 @@ final class ProgressPrinter: Sendable {
 /// (130, 143) as a shell expects of an interrupted command.
 enum Interruption {
     static func exitOnSignal<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let termination = TerminationSignal()  // before the work starts, so no signal is missed
         let task = Task { try await body() }
         let received = Locked<Int32?>(nil)
-        let sources = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)  // the dispatch source sees it instead of the default action
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                received.withLock { $0 = $0 ?? signalNumber }
-                task.cancel()
-            }
-            source.resume()
-            return source
+        Task {
+            let signalNumber = await termination.wait()
+            received.withLock { $0 = signalNumber }
+            task.cancel()
         }
         let result = await task.result
-        for source in sources { source.cancel() }
         if let signalNumber = received.withLock({ $0 }) {
             printError("modeld-client: interrupted by signal \(signalNumber); the partial download is kept for the next update")
             exit(128 + signalNumber)
@@ -70,25 +65,27 @@ private let terminationPipe: (read: Int32, write: Int32) = {
 }()
 
 /// SIGINT and SIGTERM taken over from the moment it exists, so one that arrives early is not lost:
-/// ``wait()`` returns at the first (`launch --hold`). A plain handler installed here, not a
-/// dispatch source: a source registers later on its queue, and a signal in between was ignored.
+/// ``wait()`` returns the first. A plain handler installed here, not a dispatch source: a source
+/// registers later on its queue, and a signal in between was ignored.
 final class TerminationSignal: Sendable {
     init() {
         _ = terminationPipe  // created before a handler can write to it
         for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber) { _ in
-                var byte: UInt8 = 1
+            signal(signalNumber) { signalNumber in
+                var byte = UInt8(truncatingIfNeeded: signalNumber)
                 _ = write(terminationPipe.write, &byte, 1)
             }
         }
     }
 
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// The number of the first signal received.
+    @discardableResult
+    func wait() async -> Int32 {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
             Thread.detachNewThread {
                 var byte: UInt8 = 0
                 while read(terminationPipe.read, &byte, 1) < 0 && errno == EINTR {}
-                continuation.resume()
+                continuation.resume(returning: Int32(byte))
             }
         }
     }

@@ -160,6 +160,14 @@ def a_correct_token_is_never_refused_and_failures_are_slowed_per_client_address(
         # a sign-in posted from another site is refused whatever the token
         status, _, body, _ = login_attempt(server, server.token, {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"})
         assert status == 403 and error_code(body) == "forbidden"
+        # the admin API audits its changes under the same client address as the sign-ins
+        status, _, _ = server.admin("POST", "/admin/tokens", json.dumps({"name": "proxied", "role": "viewer"}),
+                                    dict({"Content-Type": "application/json"}, **b))
+        assert status == 201, status
+        audit = [json.loads(l) for l in open(os.path.join(server.data, "audit.jsonl"))]
+        created = next(l for l in audit if l["action"] == "token_create")
+        assert created["peer"] == "203.0.113.8", created
+        assert {l["peer"] for l in audit if l["action"] == "sign_in"} == {"203.0.113.7"}, audit
     finally:
         server.stop(); server.cleanup()
     # without trusted_proxies the header names nobody: both "clients" are the one peer

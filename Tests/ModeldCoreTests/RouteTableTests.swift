@@ -55,7 +55,7 @@ private struct Fixture {
 
     func admin(token: String? = "s3cret") -> AdminResponder {
         AdminResponder(credentials: token.map { Credentials(adminToken: AdminToken($0), named: TokenCache(store: TokenStore(dataDir: dir + "/data"))) },
-                       audit: AuditLog(path: dir + "/data/audit.jsonl"), store: store, catalog: holder,
+                       audit: AuditLog(path: dir + "/data/audit.jsonl"), clientAddress: ClientAddress(trusted: []), store: store, catalog: holder,
                        watcher: CatalogWatcher(store: store, onChange: { _ in }, onError: { _ in }),
                        metrics: Metrics(version: "test"), instance: "test", maxUploadBytes: 1 << 20, dataDir: dir + "/data", console: nil)
     }
