@@ -63,7 +63,7 @@ public struct TokenBook: Sendable, Equatable {
     public func authenticate(secret: String, nowMillis: Int64) -> NamedToken? {
         let offered = Array(Self.digest(secret).utf8)
         var found: NamedToken?
-        for token in tokens where Self.constantTimeEquals(offered, Array(token.sha256.utf8)) {
+        for token in tokens where ConstantTime.equal(offered, Array(token.sha256.utf8)) {
             found = token
         }
         return found.flatMap { $0.isLive(at: nowMillis) ? $0 : nil }
@@ -80,13 +80,6 @@ public struct TokenBook: Sendable, Equatable {
 
     /// What the book keeps of a secret: its SHA-256 in lowercase hex.
     public static func digest(_ secret: String) -> String { SHA256Hex.of(Array(secret.utf8)) }
-
-    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
-    }
 }
 
 // MARK: the file's JSON

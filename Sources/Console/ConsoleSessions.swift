@@ -75,10 +75,6 @@ public final class ConsoleSessions: Sendable {
 public enum SecretCompare {
     public static func equal(_ offered: String?, _ expected: String) -> Bool {
         guard let offered else { return false }
-        let a = Array(offered.utf8), b = Array(expected.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for i in a.indices { difference |= a[i] ^ b[i] }
-        return difference == 0
+        return ConstantTime.equal(Array(offered.utf8), Array(expected.utf8))
     }
 }

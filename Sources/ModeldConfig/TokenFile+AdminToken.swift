@@ -1,5 +1,6 @@
 // Checking `Authorization: Bearer <token>` against the configured admin token in constant time
 // (SPEC §7.1), so response timing reveals nothing about how much of a guess was right.
+import BinaryText
 
 /// The configured admin token (from `admin_token` or the token file): the token `admin` (SPEC §15.1).
 public struct AdminToken: Sendable {
@@ -23,14 +24,6 @@ public struct AdminToken: Sendable {
 
     /// True for exactly the token (a bearer token, the console's sign-in form), in constant time.
     public func matches(token: String) -> Bool {
-        Self.constantTimeEquals(Array(token.utf8), bytes)
-    }
-
-    /// Compares every byte whatever the first difference; only the length may leak.
-    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
+        ConstantTime.equal(Array(token.utf8), bytes)
     }
 }

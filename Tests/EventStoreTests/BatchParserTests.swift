@@ -37,6 +37,8 @@ import Testing
         (#"{"batch_id":"b","events":[{\#(ok),"outcome":"\#(String(repeating: "o", count: 65))"}]}"#, 400, "invalid_event", "events[0].outcome: must be a string of at most 64 characters"),
         (#"{"batch_id":"b","events":[{\#(ok),"value":"1"}]}"#, 400, "invalid_event", "events[0].value: must be a finite number"),
         (#"{"batch_id":"b","events":[{\#(ok),"value":1e999}]}"#, 400, "invalid_event", "events[0].value: must be a finite number"),
+        // 2^1024 − 2^970, halfway between the largest double and 2^1024, rounds to infinity (docs/openapi.yaml FiniteNumber).
+        (#"{"batch_id":"b","events":[{\#(ok),"value":-\#(roundingEdge)}]}"#, 400, "invalid_event", "events[0].value: must be a finite number"),
         (#"{"batch_id":"b","events":[{\#(ok),"props":[]}]}"#, 400, "invalid_event", "events[0].props: must be an object"),
         (#"{"batch_id":"b","events":[{\#(ok),"props":{\#((0..<33).map { #""k\#($0)":1"# }.joined(separator: ","))}}]}"#, 400, "invalid_event", "events[0].props: at most 32 keys"),
         (#"{"batch_id":"b","events":[{\#(ok),"props":{"a":null}}]}"#, 400, "invalid_event", "events[0].props.a: must be a string of at most 256 characters, a finite number or a bool"),
@@ -62,6 +64,15 @@ import Testing
         }
         #expect(error?.message == "events[17].ts: must be an RFC 3339 date-time string or epoch milliseconds")
         #expect(error?.code == "invalid_event" && error?.status == 400 && error?.eventCount == 20)
+    }
+
+    /// The edge of what rounds to a finite double: 2^1024 − 2^970 (refused), and one below it (accepted).
+    static let roundingEdge = "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792"
+
+    @Test func batch_acceptsALiteralJustInsideTheFiniteEdge_SPEC4_2() throws {
+        let inside = String(Self.roundingEdge.dropLast()) + "1"
+        let batch = try parseBatch(bytes(#"{"batch_id":"b","events":[{\#(Self.ok),"value":-\#(inside),"props":{"k":\#(inside)}}]}"#))
+        #expect(batch.eventCount == 1)
     }
 
     @Test func batch_acceptsEveryValidForm_SPEC4_2() throws {

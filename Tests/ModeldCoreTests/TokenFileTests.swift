@@ -1,3 +1,4 @@
+import BinaryText
 import Foundation
 import Testing
 @testable import ModeldConfig
@@ -48,8 +49,8 @@ import Testing
 
     @Test func adminToken_missingHeaderIsRefused_SPEC7_1() {
         #expect(AdminToken.bearer(nil) == nil)
-        #expect(AdminToken.constantTimeEquals([1, 2, 3], [1, 2, 3]))
-        #expect(!AdminToken.constantTimeEquals([1, 2, 3], [1, 2, 4]))
-        #expect(!AdminToken.constantTimeEquals([1, 2], [1, 2, 3]))
+        #expect(ConstantTime.equal([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equal([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equal([1, 2], [1, 2, 3]))
     }
 }
