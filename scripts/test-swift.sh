@@ -18,8 +18,8 @@ export NO_COLOR=1
 
 # Suites that assert a bound in wall-clock time (a cancellation that stops within 1 s, a guard
 # that acts within its intervals, a token revoked on every replica within 2 s): on a loaded
-# machine the bound measures the load, so they run after the rest, one at a time, each with its
-# tests in sequence.
+# machine the bound measures the load, so they run after the rest, each with its tests in
+# sequence. They mostly wait, so the few of them run at once.
 timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluatorTests|NamedTokensTests)$'
 # The longest suites start first, so they do not finish alone at the end (seconds in
 # docs/decisions/testing.md). Every RGW suite shares one Ceph cluster per process: one group.
@@ -55,7 +55,7 @@ export binary logs
 
 started=$SECONDS
 printf '%s\n' "${parallel[@]}" | xargs -d '\n' -P "$jobs" -I{} bash -c 'run "$1"' _ {}
-for group in "${serial[@]}"; do run "$group" --no-parallel; done
+[ "${#serial[@]}" -eq 0 ] || printf '%s\n' "${serial[@]}" | xargs -d '\n' -P "${#serial[@]}" -I{} bash -c 'run "$1" --no-parallel' _ {}
 
 # Every failed group's log in full; then the totals.
 if [ -f "$logs/failed" ]; then

@@ -103,7 +103,8 @@ struct GuardEvaluatorState {
             if let decision = evaluation.decision, let applied = apply(decision, evaluation, experiment.release, now: now) {
                 changed = true
                 experiments[id]!.update(release: applied, catalog: catalog)
-                record(decision, release: applied, figures: evaluation.figures, now: now)
+                log.notice("guard \(id): \(decision.rule.rawValue) at stage \(decision.stage)")
+                metrics.recordGuardDecision(release: id, rule: decision.rule.rawValue)
             }
             let f = evaluation.figures
             // Gauges are for running guards: one this decision ended leaves them now, not a tick
@@ -119,28 +120,28 @@ struct GuardEvaluatorState {
         return changed
     }
 
-    /// Applies a decision under the publish lock; nil when a manual change got there first.
+    /// Applies a decision under the publish lock and records it there, once catalog.json holds
+    /// it: a manual change that follows (its `manual_override` is written under the same lock)
+    /// is then always after it in the decisions log. Nil when a manual change got there first.
     private func apply(_ decision: GuardDecision, _ evaluation: GuardEvaluation, _ release: Release, now: Int64) -> Release? {
         guard let plan = release.guardPlan else { return nil }
         let runtime = plan.runtime.recording(evaluation, at: now)
         do {
-            return try store.mutate { (catalog) throws(CatalogError) in
+            return try store.mutateVersioned({ (catalog) throws(CatalogError) in
                 catalog.applyGuardDecision(id: release.id, stage: release.rolloutPercent, runtime: runtime,
                                            rolloutPercent: decision.nextStage, pause: decision.pausesRelease)
-            }
+            }, whileLocked: { applied in
+                guard let applied else { return }
+                do throws(CatalogError) {
+                    try records.append(decision: GuardRecords.decision(decision, release: applied, figures: evaluation.figures, at: now))
+                } catch {
+                    // The decision stands (catalog.json holds it); the operator learns from the log that its record is missing.
+                    log.error("guard: cannot record a decision: \(error)")
+                }
+            }).value
         } catch {
             log.error("guard: cannot apply \(decision.rule.rawValue) to \(release.id): \(error)")
             return nil
-        }
-    }
-
-    private func record(_ decision: GuardDecision, release: Release, figures: GuardFigures, now: Int64) {
-        log.notice("guard \(release.id): \(decision.rule.rawValue) at stage \(decision.stage)")
-        metrics.recordGuardDecision(release: release.id, rule: decision.rule.rawValue)
-        do throws(CatalogError) {
-            try records.append(decision: GuardRecords.decision(decision, release: release, figures: figures, at: now))
-        } catch {
-            log.error("guard: cannot record a decision: \(error)")
         }
     }
 
