@@ -55,12 +55,22 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "Outcome (≤ 64 characters).") var outcome: String?
     @Option(help: "A finite number.") var value: Double?
     @Option(help: "The model the event is about (default: the active model).") var modelId: String?
+    @Option(name: .customLong("repeat"), help: "Queue the event this many times and print how long the calls took (a load test of the queue).")
+    var repetitions: Int = 1
+
+    func validate() throws {
+        guard (1...10_000_000).contains(repetitions) else { throw ValidationError("--repeat must be 1-10000000, got \(repetitions)") }
+    }
 
     func run() async throws {
         try await root.withClient { client in
             let modelID = if let modelId { modelId } else { await client.activeModel()?.id }
-            try await client.record(OutcomeEvent(name: name, modelID: modelID, outcome: outcome, value: value))
-            print("queued (\(await client.pendingEventCount()) events pending)")
+            let event = OutcomeEvent(name: name, modelID: modelID, outcome: outcome, value: value)
+            let started = ContinuousClock.now
+            for _ in 0..<repetitions { try await client.record(event) }
+            let took = ContinuousClock.now - started
+            let timing = repetitions > 1 ? "; \(repetitions) record() calls took \(took.formatted(.units(allowed: [.seconds, .milliseconds], fractionalPart: .show(length: 3))))" : ""
+            print("queued (\(await client.pendingEventCount()) events pending)\(timing)")
         }
     }
 }

@@ -202,6 +202,17 @@ import Testing
         #expect(try fx.client(["flush"]).status == 0)
     }
 
+    @Test func recordRepeat_queuesEveryCall_andSendsThemAll_orRefusesAZeroCount() throws {
+        _ = try fx.publish(size: 1000)
+        let recorded = try fx.client(["record", "--name", "load", "--repeat", "300"])
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(recorded.stdout.contains("queued (300 events pending); 300 record() calls took"), "\(recorded.stdout)")
+        let flushed = try fx.client(["flush"])
+        #expect(flushed.stdout.contains("sent 300 events, 0 quarantined, 0 still queued"), "\(flushed.stdout)")
+        let refused = try fx.client(["record", "--name", "load", "--repeat", "0"])
+        #expect(refused.status == 2 && refused.stderr.contains("--repeat must be 1-10000000, got 0"), "\(refused.stderr)")
+    }
+
     @Test func aBatchTheServerRefuses_isQuarantined_andLaterEventsStillGo_SPEC13() throws {
         _ = try fx.publish(size: 1000)
         // A batch an older client wrote, invalid for the server (empty name).
