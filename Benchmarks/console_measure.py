@@ -13,7 +13,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "Browser"))
 from modeld_server import Modeld  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import Error, sync_playwright  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 MODELD, MODELCTL = sys.argv[1], sys.argv[2]
@@ -41,12 +41,25 @@ def weigh(browser, server, url):
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector("h1")
     sizes = []
-    page.on("requestfinished", lambda req: sizes.append(len(req.response().body() or b"")))
+
+    def finished(request):
+        # A live refresh of the page being left finishes during the navigation; its body is gone.
+        try:
+            sizes.append(len(request.response().body() or b""))
+        except Error:
+            pass
+    page.on("requestfinished", finished)
     start = time.monotonic()
     page.goto(server.base + url, wait_until="load")
     wall = (time.monotonic() - start) * 1000
-    paint = page.evaluate("""() => { const e = performance.getEntriesByName('first-contentful-paint')[0];
-                                       return e ? e.startTime : null; }""")
+    # A small page can paint after its load event: wait for the entry (bounded), not just read it.
+    paint = page.evaluate("""() => new Promise(resolve => {
+        new PerformanceObserver(list => {
+            const e = list.getEntriesByName('first-contentful-paint')[0];
+            if (e) resolve(e.startTime);
+        }).observe({type: 'paint', buffered: true});
+        setTimeout(() => resolve(null), 5000);
+    })""")
     page.wait_for_timeout(300)
     context.close()
     return len(sizes), sum(sizes), paint, wall
