@@ -65,6 +65,12 @@ def weigh(browser, server, url):
     return len(sizes), sum(sizes), paint, wall
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far (/proc/PID/stat, clock ticks)."""
+    fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wrk(server, connections=16):
     out = subprocess.run(["wrk", "-t1", "-c%d" % connections, "-d%ds" % WRK_SECONDS, server.base + "/latest?sdk=1.0"],
                          capture_output=True, text=True, timeout=WRK_SECONDS + 30).stdout
@@ -90,9 +96,15 @@ def main():
                 print("%-24s %9d %8d %14.0f ms %12.0f" % (name, best[0], best[1], best[2] or -1, best[3]))
 
             # /latest with and without a console open, alternating per round in the same run.
-            without, with_console = [], []
+            # modeld's own CPU per /latest answered, with and without: the browser shares the two
+            # cores with wrk and modeld, so req/s alone cannot tell the server's cost from Chromium's.
+            without, with_console, cost_without, cost_with = [], [], [], []
+            pid = server.proc.pid
             for _ in range(ROUNDS):
+                cpu = cpu_seconds(pid)
                 without.append(wrk(server))
+                cost_without.append((cpu_seconds(pid) - cpu) / (without[-1] * WRK_SECONDS))
+                cpu = cpu_seconds(pid)
                 # Playwright's sync API stays on this thread: wrk runs in another while this one
                 # keeps a console open (the releases view reloaded every second, and the guarded
                 # release's page refreshing its chart every 5 s).
@@ -115,9 +127,16 @@ def main():
                 t.join(timeout=WRK_SECONDS + 60)
                 context.close()
                 with_console.append(result["rps"])
-                print("round: without %.0f req/s, with console %.0f req/s (%d releases-view reloads)" % (without[-1], with_console[-1], reloads))
-            a, b = sorted(without)[len(without) // 2], sorted(with_console)[len(with_console) // 2]
+                cost_with.append((cpu_seconds(pid) - cpu) / (with_console[-1] * WRK_SECONDS))
+                print("round: without %.0f req/s, with console %.0f req/s (%d releases-view reloads); "
+                      "modeld CPU per /latest answer (console's own requests included) %.1f / %.1f us"
+                      % (without[-1], with_console[-1], reloads, cost_without[-1] * 1e6, cost_with[-1] * 1e6))
+            median = lambda xs: sorted(xs)[len(xs) // 2]
+            a, b = median(without), median(with_console)
             print("/latest median: without console %.0f req/s, with console open %.0f req/s: %.3fx" % (a, b, b / a))
+            print("modeld CPU per /latest answer, median: %.1f us without, %.1f us with the console open: "
+                  "the server can answer %.3fx as many" % (median(cost_without) * 1e6, median(cost_with) * 1e6,
+                                                           median(cost_without) / median(cost_with)))
             browser.close()
     finally:
         server.stop()
