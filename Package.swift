@@ -215,3 +215,24 @@ let package = Package(
         ]),
     ]
 )
+
+// Apple CI (.github/workflows/apple.yml) builds and tests the client alone: the server targets
+// are Linux-only (epoll, Glibc), and `swift test` on macOS would otherwise build them too. The
+// closure of the client's targets is computed, so a new dependency needs no edit here.
+if Context.environment["MODELD_CLIENT_ONLY"] == "1" {
+    let roots: Set<String> = ["ModeldClient", "modeld-client", "ModeldClientTests"]
+    let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    var keep = Set<String>()
+    var queue = Array(roots)
+    while let name = queue.popLast() {
+        guard keep.insert(name).inserted, let target = byName[name] else { continue }
+        for dependency in target.dependencies {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _): queue.append(name)
+            default: break
+            }
+        }
+    }
+    package.targets.removeAll { !keep.contains($0.name) }
+    package.products.removeAll { !roots.contains($0.name) }
+}

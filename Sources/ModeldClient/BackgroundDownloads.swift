@@ -1,39 +1,41 @@
 #if canImport(Darwin)
 import Foundation
 
-/// Model files through a background `URLSession` (SPEC §13.1, Apple platforms): the system
-/// carries a large download on while the app is suspended and relaunches the app in the
-/// background when it ends. Update checks and events keep the foreground transport.
+/// Model files through a background `URLSession` (SPEC §13.2, Apple platforms): the system
+/// carries a large download on while the app is suspended or not running, and relaunches the
+/// app in the background when it ends. Only whole files go through it; checks, rules, events,
+/// chunk lists and delta ranges keep the foreground transports.
 ///
-/// Give one to ``ModeldConfiguration/backgroundDownloads`` and pass the app delegate's
-/// `application(_:handleEventsForBackgroundURLSession:completionHandler:)` to
+/// Make one at launch, from the configuration it serves (its cache, and its conditions, which
+/// the session applies), set it as ``ModeldConfiguration/backgroundDownloads``, and pass the app
+/// delegate's `application(_:handleEventsForBackgroundURLSession:completionHandler:)` to
 /// ``handleEvents(forBackgroundURLSession:completionHandler:)`` (docs/client.md has the sample).
 ///
-/// The file arrives whole at the end (a background session has no data tasks), and is then
-/// streamed through the same checks as any download: size (the sink refuses byte size + 1),
-/// SHA-256, then install. A download that finishes after the app was terminated is fetched
-/// again by the next update from the partial file's checkpoint (a range request), since the
-/// verified path is the partial file. Not compiled on Linux.
-public final class BackgroundDownloads: NSObject, HTTPTransport, URLSessionDownloadDelegate, @unchecked Sendable {
+/// This class only maps the session's callbacks onto ``BackgroundTaskBook``, the plain
+/// bookkeeping that Linux tests drive; it is not compiled on Linux.
+// @unchecked: `session` is set once in init; the rest is behind locks.
+public final class BackgroundDownloads: NSObject, BackgroundSession, URLSessionDownloadDelegate, @unchecked Sendable {
     public let identifier: String
-    private let tasks = SessionTasks()
+    package let book: BackgroundTaskBook
     private let finishEvents = Locked<UnsafeSendableBox<() -> Void>?>(nil)
-    // Set once in init.
+    private let tasks = Locked<[Int: URLSessionDownloadTask]>([:])
     private var session: URLSession!
 
     /// - Parameter identifier: the background session's identifier, unique to this app (and to
-    ///   this cache, when the app has several clients).
-    public init(identifier: String, conditions: DownloadConditions = DownloadConditions()) {
+    ///   this cache, when the app has several).
+    public init(identifier: String, configuration: ModeldConfiguration) {
         self.identifier = identifier
+        book = BackgroundTaskBook(cacheDirectory: configuration.cacheDirectory)
         super.init()
-        let configuration = URLSessionConfiguration.background(withIdentifier: identifier)
-        configuration.sessionSendsLaunchEvents = true
-        configuration.isDiscretionary = false
-        configuration.allowsCellularAccess = conditions.allowsCellular
-        configuration.allowsExpensiveNetworkAccess = conditions.allowsExpensive
-        configuration.allowsConstrainedNetworkAccess = conditions.allowsConstrained
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        let access = configuration.conditions.networkAccess(for: .modelFile)
+        let settings = URLSessionConfiguration.background(withIdentifier: identifier)
+        settings.sessionSendsLaunchEvents = true
+        settings.isDiscretionary = false
+        settings.allowsCellularAccess = access.cellular
+        settings.allowsExpensiveNetworkAccess = access.expensive
+        settings.allowsConstrainedNetworkAccess = access.constrained
+        settings.urlCache = nil
+        session = URLSession(configuration: settings, delegate: self, delegateQueue: nil)
     }
 
     /// Call from `application(_:handleEventsForBackgroundURLSession:completionHandler:)`.
@@ -45,28 +47,62 @@ public final class BackgroundDownloads: NSObject, HTTPTransport, URLSessionDownl
         return true
     }
 
-    func invalidate() { session.finishTasksAndInvalidate() }
+    // MARK: BackgroundSession
 
-    func stream(_ request: HTTPRequest, into sink: any ResponseSink) async throws {
-        try await tasks.run(session.downloadTask(with: URLRequest(request)), into: sink)
+    package func unfinishedTasks() async -> [BackgroundTask] {
+        await session.allTasks.compactMap { $0 as? URLSessionDownloadTask }
+            .filter { $0.state == .running || $0.state == .suspended }
+            .map(remember)
+    }
+
+    package func startDownload(_ url: URL, description: String, resumeData: Data?) -> BackgroundTask {
+        var request = URLRequest(url: url)
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        let task = resumeData.map(session.downloadTask(withResumeData:)) ?? session.downloadTask(with: request)
+        task.taskDescription = description
+        defer { task.resume() }
+        return remember(task)
+    }
+
+    package func cancel(_ task: BackgroundTask, keepingResumeData: Bool) {
+        guard let download = tasks.withLock({ $0.removeValue(forKey: task.identifier) }) else { return }
+        guard keepingResumeData else { return download.cancel() }
+        download.cancel { [book] data in
+            if let data { book.keepResumeData(task.description, data) }
+        }
+    }
+
+    private func remember(_ task: URLSessionDownloadTask) -> BackgroundTask {
+        tasks.withLock { $0[task.taskIdentifier] = task }
+        return BackgroundTask(identifier: task.taskIdentifier, description: task.taskDescription)
     }
 
     // MARK: URLSessionDownloadDelegate
 
+    public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+                           totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+        book.wrote(downloadTask.taskDescription, bytes: bytesWritten, totalBytes: totalBytesWritten)
+    }
+
     public func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {
-        // The system deletes `location` when this returns: hand the bytes over now.
-        tasks.deliverHead(downloadTask, downloadTask.response)
-        tasks.deliver(downloadTask) { sink in
-            let file = try FileHandle(forReadingFrom: location)
-            defer { try? file.close() }
-            while let chunk = try file.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try chunk.withUnsafeBytes { try sink.receive($0) }
-            }
-        }
+        let status = (downloadTask.response as? HTTPURLResponse)?.statusCode ?? 0
+        book.finished(downloadTask.taskDescription, status: status, file: location)
     }
 
     public func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        tasks.complete(task, error: error)
+        tasks.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
+        let resumeData = (error as NSError?)?.userInfo[NSURLSessionDownloadTaskResumeData] as? Data
+        let end: BackgroundTaskEnd
+        if let error = error as? URLError, error.code == .cancelled {
+            end = .cancelled(resumeData: resumeData)
+        } else if let error = error as? URLError, error.isHeldBackByConditions {
+            end = .heldBack(resumeData: resumeData)
+        } else if let error {
+            end = .failed(error.localizedDescription, resumeData: resumeData)
+        } else {
+            end = .finished
+        }
+        book.completed(task.taskDescription, end)
     }
 
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: URLSession) {

@@ -9,13 +9,13 @@ struct ChannelTransports: Sendable {
     /// The file, its chunk list and delta ranges; `control` itself when the conditions restrict nothing.
     let modelBytes: any HTTPTransport
     /// Whole model files (Apple's background session), nil: `modelBytes`.
-    let wholeFiles: (any HTTPTransport)?
+    let wholeFiles: (any BackgroundSession)?
 
     init(_ configuration: ModeldConfiguration) throws {
         control = try makeHTTPTransport(configuration.transport, access: configuration.conditions.networkAccess(for: .updateCheck))
         let access = configuration.conditions.networkAccess(for: .modelFile)
         modelBytes = access == .unrestricted ? control : try makeHTTPTransport(configuration.transport, access: access)
-        wholeFiles = configuration.fileTransport
+        wholeFiles = configuration.wholeFileSession
     }
 
     func invalidate() {

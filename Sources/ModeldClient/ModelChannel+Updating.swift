@@ -43,8 +43,10 @@ extension ModelChannel {
     func checkAndInstall(_ trigger: UpdateTrigger) async throws -> UpdateResult {
         let found = try await check(trigger)
         switch found.status {
-        case .noModel: return UpdateResult(status: .noModel, active: activeModel(), catalog: found.catalog)
-        case .upToDate: return UpdateResult(status: .upToDate, active: activeModel(), catalog: found.catalog)
+        case .noModel, .upToDate:
+            // Nothing to download: a background task of an earlier launch is for an unwanted release.
+            if let session = transports.wholeFiles { await session.book.keepOnly(nil, channel: configuration.channel, session: session) }
+            return UpdateResult(status: found.status == .noModel ? .noModel : .upToDate, active: activeModel(), catalog: found.catalog)
         case .available where !configuration.conditions.admits(found.release!):
             return UpdateResult(status: .available, active: activeModel(), catalog: found.catalog)
         case .available:
@@ -65,8 +67,8 @@ extension ModelChannel {
             return try activateBundled()
         }
         let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
-        let fetched = try await ModelFetcher(transport: transports.modelBytes, wholeFileTransport: transports.wholeFiles, directory: store.partial,
-                                       progress: progress)
+        let fetched = try await ModelFetcher(transport: transports.modelBytes, background: transports.wholeFiles.map { ($0, configuration.channel) },
+                                             directory: store.partial, progress: progress)
             .fetch(release, sources: sources)
         progress.report(.preparing)
         configuration.afterInstallStep?(.downloaded)

@@ -23,8 +23,8 @@ struct ModelFetcher {
 
     /// Chunk lists and ranges (foreground, under the download conditions).
     let transport: any HTTPTransport
-    /// The full download when it differs (a background session takes whole files only, SPEC §13.2).
-    var wholeFileTransport: (any HTTPTransport)?
+    /// The full download when the app has a background session (it takes whole files only, SPEC §13.2).
+    var background: (session: any BackgroundSession, channel: String)?
     let directory: URL
     /// Sees `downloading` and `verifying` of the delta build or the full download.
     var progress: ProgressBroadcaster?
@@ -58,7 +58,11 @@ struct ModelFetcher {
                 }
             }
         }
-        let full = try await Downloader(transport: wholeFileTransport ?? transport, directory: directory, progress: progress).fetch(release)
+        if let background {
+            let full = try await background.session.book.fetch(release, channel: background.channel, session: background.session, progress: progress)
+            return Fetched(file: full.file, chunkList: listBytes, bytesFetched: fetched + full.bytesFetched, method: .full)
+        }
+        let full = try await Downloader(transport: transport, directory: directory, progress: progress).fetch(release)
         return Fetched(file: full.file, chunkList: listBytes, bytesFetched: fetched + full.bytesFetched, method: .full)
     }
 

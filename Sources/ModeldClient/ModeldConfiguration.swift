@@ -52,12 +52,15 @@ public struct ModeldConfiguration: Sendable {
     /// The HTTP client (URLSession on Apple platforms, libcurl on Linux by default).
     public var transport = TransportKind.automatic
     #if canImport(Darwin)
-    /// Model files through a background URLSession (update checks stay in the foreground).
+    /// Whole model files through a background URLSession (everything else stays in the foreground).
     public var backgroundDownloads: BackgroundDownloads?
-    var fileTransport: (any HTTPTransport)? { backgroundDownloads }
+    var wholeFileSession: (any BackgroundSession)? { backgroundSession ?? backgroundDownloads }
     #else
-    var fileTransport: (any HTTPTransport)? { nil }
+    var wholeFileSession: (any BackgroundSession)? { backgroundSession }
     #endif
+    /// Test-only: a stand-in background session that replays the system's callbacks (Linux has
+    /// none, and the bookkeeping behind ``BackgroundDownloads`` is tested through it). Not for apps.
+    package var backgroundSession: (any BackgroundSession)?
     /// Test-only: called after each install step, so a crash test can kill the process exactly
     /// there (`modeld-client` sets it from `MODELD_CLIENT_CRASH_AT`). Not for apps.
     package var afterInstallStep: (@Sendable (InstallStep) -> Void)?

@@ -3,9 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The tasks of one URLSession in flight, each with its sink and the continuation its caller
-/// awaits: what ``URLSessionTransport`` (data tasks) and ``BackgroundDownloads`` (download tasks)
-/// share. Delegate callbacks find a task's sink here; the first failure cancels the task.
+/// The data tasks of ``URLSessionTransport`` in flight, each with its sink and the continuation
+/// its caller awaits. Delegate callbacks find a task's sink here; the first failure cancels the task.
 final class SessionTasks: Sendable {
     private struct Pending {
         let sink: UnsafeSendableBox<any ResponseSink>
@@ -26,9 +25,6 @@ final class SessionTasks: Sendable {
             task.cancel()
         }
     }
-
-    /// Whether `task` is one of ours (a background session also reports tasks of an earlier launch).
-    func contains(_ task: URLSessionTask) -> Bool { pending.withLock { $0[task.taskIdentifier] != nil } }
 
     /// Runs `body` with the task's sink unless it already failed; a throw cancels the task.
     func deliver(_ task: URLSessionTask, _ body: (any ResponseSink) throws -> Void) {
