@@ -17,12 +17,11 @@ struct DeltaFallback: Error, CustomStringConvertible {
 /// Builds a release's file in `partial/<id>.delta` from chunks of cached models plus
 /// single-range GETs of the missing ones (SPEC §14), at most `maxInFlight` at a time, each chunk
 /// checked against its SHA-256 before it is written, then the whole file against the release.
-/// Progress is made durable every `checkpointInterval` fetched bytes (`DeltaCheckpoint`), so a
-/// crash re-fetches at most that plus the chunks in flight. Never touches the installed models.
+/// Progress is made durable as ``CheckpointPolicy`` says (`DeltaCheckpoint`), so a crash
+/// re-fetches at most one interval plus the chunks in flight. Never touches the installed models.
 /// Reports `downloading` as bytes fetched of the bytes the plan must fetch, then `verifying`.
 struct DeltaDownloader {
     static let maxInFlight = 4
-    static let checkpointInterval: Int64 = 2 << 20
 
     /// A cached file and its chunk list.
     struct Source {
@@ -167,7 +166,8 @@ final class DeltaOutput: Sendable {
 }
 
 /// Which chunks are in place and how much was fetched, shared by the concurrent range sinks;
-/// made durable (data fsynced first, then the record) every `checkpointInterval` fetched bytes.
+/// made durable (data fsynced first, then the record) when ``CheckpointPolicy`` says so (64 MiB
+/// fetched or 2 s with new chunks, as a full download).
 /// Reports `downloading(bytes: fetched, total: fetched before + to fetch)` to `broadcaster`,
 /// under the lock (so in order) and at most once per `reportInterval`, as a full download does.
 final class DeltaProgress: Sendable {
@@ -176,6 +176,7 @@ final class DeltaProgress: Sendable {
     private struct State {
         var checkpoint: DeltaCheckpoint
         var sinceCheckpoint: Int64 = 0
+        var lastCheckpointAt = ContinuousClock.now
         /// Bytes fetched when the plan's fetches end (by earlier runs too); nil until planned.
         var total: Int64?
         var reported: Int64 = 0
@@ -222,7 +223,7 @@ final class DeltaProgress: Sendable {
         try state.withLock { s in
             s.checkpoint.markDone(index)
             s.sinceCheckpoint += Int64(length)
-            if s.sinceCheckpoint >= DeltaDownloader.checkpointInterval { try write(&s) }
+            if CheckpointPolicy.isDue(bytes: s.sinceCheckpoint, since: ContinuousClock.now - s.lastCheckpointAt) { try write(&s) }
         }
     }
 
@@ -232,6 +233,7 @@ final class DeltaProgress: Sendable {
         try output.sync()
         try file.save(s.checkpoint)
         s.sinceCheckpoint = 0
+        s.lastCheckpointAt = .now
     }
 }
 
