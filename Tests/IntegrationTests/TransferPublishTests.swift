@@ -106,8 +106,38 @@ import Testing
             let names = Set(try FileManager.default.contentsOfDirectory(atPath: fx.server.modelsDir.path))
             return !names.contains("\(b).bin.pack") && !names.contains("\(b).bin.from-\(a).patch") && !names.contains("\(c).bin.from-\(b).patch")
         })
-        #expect(try fx.curl("/models/\(b).bin.pack").status == 404)
+        // Served until the collector's reload installs the catalog that marks them deleted.
+        #expect(try ModeldServer.eventually(within: 20) { try fx.curl("/models/\(b).bin.pack").status == 404 })
         let after = try #require(try fx.curl("/latest?sdk=1.0").json)
         #expect(after["id"] as? String == c && after["patches"] == nil && after["packed"] != nil, "\(after)")
+    }
+
+    /// Without a server: `publish --models-dir` stays quick and `packs derive` does the pass.
+    @Test func packsDerive_offline_derivesEachWaitingFileOnce_SPEC16() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("packs-derive-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let models = scratch.appendingPathComponent("models").path
+        func modelctl(_ arguments: [String]) throws -> ProcessResult {
+            try ChildProcess.run(TestBinaries.modelctl, arguments, directory: scratch, timeout: .seconds(120))
+        }
+        let base = Self.weights(512 * 1024, seed: 3)
+        var ids: [String] = []
+        for (name, floats) in [("a.bin", base), ("b.bin", Self.fineTune(base, change: 1e-3, seed: 4))] {
+            let url = scratch.appendingPathComponent(name)
+            try Self.data(floats).write(to: url)
+            let r = try modelctl(["publish", url.path, "--sdk-min", "1.0", "--models-dir", models, "--json"])
+            #expect(r.status == 0 && !r.stdout.contains("packed"), "\(r.stderr)")
+            ids.append(try #require((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["id"] as? String))
+        }
+        let derived = try modelctl(["packs", "derive", "--models-dir", models, "--json"])
+        #expect(derived.status == 0, "\(derived.stderr)")
+        let files = try #require((try JSONSerialization.jsonObject(with: Data(derived.stdout.utf8)) as? [String: Any])?["files"] as? [[String: Any]])
+        #expect(files.map { $0["id"] as? String } == [ids[1], ids[0]])   // newest first
+        #expect((files[0]["patches"] as? [[String: Any]])?.first?["from"] as? String == ids[0])
+        let entries = try FileManager.default.contentsOfDirectory(atPath: models)
+        #expect(entries.contains("\(ids[1]).bin.pack") && entries.contains("\(ids[1]).bin.from-\(ids[0]).patch"), "\(entries)")
+        let again = try modelctl(["packs", "derive", "--models-dir", models])
+        #expect(again.status == 0 && again.stdout.contains("0 file(s) derived"), "\(again.stdout)")
     }
 }
