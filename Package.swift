@@ -66,7 +66,7 @@ let package = Package(
 
         .target(name: "ModelCatalog", dependencies: [
             "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "HTTPWire", "JSONSupport", "ModeldSigning",
-            "ReleaseSelection", .product(name: "Crypto", package: "swift-crypto"),
+            "ReleaseSelection", "TensorPackFiles", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "EventStore", dependencies: [
             "CLinuxShims", "CivilTime", "DurableFiles", "JSONSupport",

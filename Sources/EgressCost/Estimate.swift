@@ -35,6 +35,12 @@ public struct EstimateInputs: Equatable, Sendable {
     public var serverMonthly: Money
     /// Whose egress ladder prices the check answers leaving modeld's host in server mode.
     public var serverEgress: ProviderPricing?
+    /// The share of a model file's bytes a download transfers (SPEC §16: packed files and
+    /// patches; `--transfer-ratio`); all of them by default. A share like the CDN's, hence the type.
+    public var transferRatio = HitRatio.all
+
+    /// Bytes one download transfers: the size × the transfer ratio, rounded half-up.
+    public var downloadBytes: Int64 { transferRatio.hits(of: sizeBytes) }
 
     public init(downloads: Int64, sizeBytes: Int64, installs: Int64 = 0, pollsPerDay: Int64 = 0,
                 pollBytes: Int64 = defaultPollBytes, freeTier: Bool = true, gbUnit: GBUnit = .provider,
@@ -54,7 +60,7 @@ public struct EstimateInputs: Equatable, Sendable {
                      ("polls per day", pollsPerDay), ("poll bytes", pollBytes)]
         for (name, v) in named where v < 0 { throw EstimateError(message: "\(name) must not be negative") }
         let polls = Int128(installs) * Int128(pollsPerDay) * Int128(Self.daysPerMonth)
-        let bytes = Int128(downloads) * Int128(sizeBytes) + polls * Int128(pollBytes)
+        let bytes = Int128(downloads) * Int128(downloadBytes) + polls * Int128(pollBytes)
         let requests = Int128(downloads) + polls
         guard bytes <= Int128(Int64.max), requests <= Int128(Int64.max) else {
             throw EstimateError(message: "traffic too large to price (more than 9.2 EB a month)")
@@ -124,7 +130,7 @@ public enum Estimator {
             let checks = CheckRouting.route(checks: inputs.polls, hitRatio: inputs.cdnHitRatio, mode: inputs.checkMode,
                                             providerIsCDN: p.isCDN)
             // Both fit: each is at most the whole traffic, which `traffic()` bounded.
-            let own = Traffic(bytes: inputs.downloads * inputs.sizeBytes + checks.atProvider * inputs.pollBytes,
+            let own = Traffic(bytes: inputs.downloads * inputs.downloadBytes + checks.atProvider * inputs.pollBytes,
                               requests: inputs.downloads + checks.atProvider)
             var c = cost(of: own, on: p, freeTier: inputs.freeTier, gbUnit: inputs.gbUnit)
             c.checksBilled = checks.atProvider
@@ -149,11 +155,12 @@ public enum Estimator {
     /// `sizeBytes` reaching `rolloutPercent` of `installs`, each downloading it once this month.
     /// Downloads round up: 1 % of 150 installs is 2 downloads, not 1.5.
     public static func rollout(sizeBytes: Int64, installs: Int64, rolloutPercent: Int, providers: [ProviderPricing],
-                               freeTier: Bool = true, gbUnit: GBUnit = .provider) throws(EstimateError) -> Estimate {
+                               freeTier: Bool = true, gbUnit: GBUnit = .provider, transferRatio: HitRatio = .all) throws(EstimateError) -> Estimate {
         guard (0...100).contains(rolloutPercent) else { throw EstimateError(message: "rollout percent must be 0–100") }
         guard installs >= 0 else { throw EstimateError(message: "installs must not be negative") }
         let downloads = (Int128(installs) * Int128(rolloutPercent) + 99) / 100
-        let inputs = EstimateInputs(downloads: Int64(downloads), sizeBytes: sizeBytes, freeTier: freeTier, gbUnit: gbUnit)
+        var inputs = EstimateInputs(downloads: Int64(downloads), sizeBytes: sizeBytes, freeTier: freeTier, gbUnit: gbUnit)
+        inputs.transferRatio = transferRatio
         return try estimate(inputs, providers: providers)
     }
 

@@ -11,6 +11,7 @@ public enum EstimateRenderer {
     public static func table(_ e: Estimate) -> String {
         let i = e.inputs
         var head = "Monthly egress estimate: \(ByteFormat.grouped(i.downloads)) downloads × \(ByteFormat.human(i.sizeBytes))"
+        if i.transferRatio != .all { head += " × transfer ratio \(i.transferRatio)" }
         if i.polls > 0 {
             head += " + \(ByteFormat.grouped(i.polls)) update checks × \(i.pollBytes) B"
         }
@@ -49,7 +50,7 @@ public enum EstimateRenderer {
             "\"polls_per_day\":\(i.pollsPerDay)", "\"poll_bytes\":\(i.pollBytes)", "\"polls\":\(i.polls)",
             "\"egress_bytes\":\(e.traffic.bytes)", "\"requests\":\(e.traffic.requests)",
             "\"free_tier\":\(i.freeTier)", "\"gb_unit\":\(JSONString.quoted(i.gbUnit.rawValue))", "\"period\":\"month\"",
-            "\"mode\":\(JSONString.quoted(i.checkMode.rawValue))", "\"cdn_hit_ratio\":\(i.cdnHitRatio)",
+            "\"mode\":\(JSONString.quoted(i.checkMode.rawValue))", "\"cdn_hit_ratio\":\(i.cdnHitRatio)", "\"transfer_ratio\":\(i.transferRatio)",
             "\"cache_misses\":\(i.polls - i.cdnHitRatio.hits(of: i.polls))", "\"server_monthly_usd\":\(i.serverMonthly)",
             "\"server_egress\":\(i.serverEgress.map { JSONString.quoted($0.id) } ?? "null")",
         ]

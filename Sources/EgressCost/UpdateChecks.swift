@@ -13,6 +13,7 @@ public struct HitRatio: Equatable, Sendable, CustomStringConvertible {
     public let millionths: Int64
 
     public static let none = HitRatio(checked: 0)
+    public static let all = HitRatio(checked: scale)
 
     private init(checked millionths: Int64) { self.millionths = millionths }
 

@@ -48,7 +48,7 @@ extension Catalog {
                 guard let state = Release.State(rawValue: e.state) else { throw .invalid("state", "must be active, paused or retired") }
                 let r = try Release(
                     id: e.id, seq: e.seq, ext: e.ext, sha256: e.sha256, size: e.size, chunks: try e.chunks?.file(),
-                    sdkMin: e.sdk_min, sdkMax: e.sdk_max, channel: e.channel, rolloutPercent: e.rollout_percent,
+                    transfer: try TransferDTO.files(packed: e.packed, patches: e.patches), sdkMin: e.sdk_min, sdkMax: e.sdk_max, channel: e.channel, rolloutPercent: e.rollout_percent,
                     state: state, label: e.label ?? "", publishedAt: publishedAt,
                     retiredAt: try time(e.retired_at, "retired_at"), fileDeletedAt: try time(e.file_deleted_at, "file_deleted_at"),
                     contentType: e.content_type, variants: try (e.variants ?? []).enumerated().map { (j, v) throws(CatalogError) in
@@ -95,6 +95,8 @@ private struct ReleaseDTO: Decodable {
     var sha256: String
     var size: Int64
     var chunks: ChunksDTO?
+    var packed: PackedDTO?
+    var patches: [PatchDTO]?
     var sdk_min: String
     var sdk_max: String?
     var channel: String
@@ -116,6 +118,8 @@ private struct VariantDTO: Decodable {
     var sha256: String
     var size: Int64
     var chunks: ChunksDTO?
+    var packed: PackedDTO?
+    var patches: [PatchDTO]?
     var requires: VariantRequirements
     var added_at: String
     var removed_at: String?
@@ -127,7 +131,7 @@ private struct VariantDTO: Decodable {
         guard let addedAt = try time(added_at, "added_at") else { throw .invalid("added_at", "is required") }
         return try Variant(
             name: name, fileID: String(file[..<dot]), ext: String(file[file.index(after: dot)...]), sha256: sha256, size: size,
-            chunks: try chunks?.file(), requires: requires,
+            chunks: try chunks?.file(), transfer: try TransferDTO.files(packed: packed, patches: patches), requires: requires,
             addedAt: addedAt, removedAt: try time(removed_at, "removed_at"), fileDeletedAt: try time(file_deleted_at, "file_deleted_at"))
     }
 }
@@ -137,6 +141,31 @@ private struct ChunksDTO: Decodable {
     var size: Int64
 
     func file() throws(CatalogError) -> ChunkListFile { try ChunkListFile(sha256: sha256, size: size) }
+}
+
+private struct PackedDTO: Decodable {
+    var sha256: String
+    var size: Int64
+    var width: Int
+}
+
+private struct PatchDTO: Decodable {
+    var from: String
+    var sha256: String
+    var size: Int64
+}
+
+private enum TransferDTO {
+    /// `patches` (even empty) marks a derived file (SPEC §16); a `packed` without it is corrupt.
+    static func files(packed: PackedDTO?, patches: [PatchDTO]?) throws(CatalogError) -> TransferFiles? {
+        guard let patches else {
+            if packed != nil { throw .invalid("patches", "is required beside packed") }
+            return nil
+        }
+        return TransferFiles(
+            packed: try packed.map { (p) throws(CatalogError) in try TransferFiles.Packed(sha256: p.sha256, size: p.size, width: p.width) },
+            patches: try patches.map { (p) throws(CatalogError) in try TransferFiles.Patch(from: p.from, sha256: p.sha256, size: p.size) })
+    }
 }
 
 // models/latest_model_details.json (SPEC §2)

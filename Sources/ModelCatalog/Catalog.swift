@@ -215,6 +215,47 @@ public struct Catalog: Equatable, Sendable {
         }
     }
 
+    /// Records a finished derivation; false (nothing changed) when the file is no longer waiting
+    /// for one — collected, removed or derived by another writer meanwhile.
+    mutating func recordTransfer(_ transfer: TransferFiles, for job: DerivationJob) -> Bool {
+        guard let i = try? index(of: job.releaseID) else { return false }
+        if job.variantName == nil {
+            guard releases[i].file == job.file, releases[i].fileDeletedAt == nil, releases[i].transfer == nil else { return false }
+            releases[i].transfer = transfer
+            return true
+        }
+        guard let j = releases[i].variants.firstIndex(where: { $0.file == job.file }),
+              releases[i].variants[j].fileDeletedAt == nil, releases[i].variants[j].transfer == nil else { return false }
+        releases[i].variants[j].transfer = transfer
+        return true
+    }
+
+    /// Drops the patches whose base file was garbage-collected: no device is offered a way from
+    /// a release the catalog no longer serves. Answers the file names to delete.
+    mutating func dropPatchesFromCollectedBases() -> [String] {
+        func gone(_ from: String, variant: String?) -> Bool {
+            guard let base = release(id: from) else { return true }
+            guard let variant else { return base.fileDeletedAt != nil }
+            return Self.patchBase(of: base, variant: variant) == nil
+        }
+        var dropped: [String] = []
+        for i in releases.indices {
+            if let t = releases[i].transfer {
+                let kept = t.patches.filter { !gone($0.from, variant: nil) }
+                dropped += t.patches.filter { !kept.contains($0) }.map { TransferFiles.patchName(of: releases[i].file, from: $0.from) }
+                releases[i].transfer?.patches = kept
+            }
+            for j in releases[i].variants.indices {
+                let v = releases[i].variants[j]
+                guard let t = v.transfer else { continue }
+                let kept = t.patches.filter { !gone($0.from, variant: v.name) }
+                dropped += t.patches.filter { !kept.contains($0) }.map { TransferFiles.patchName(of: v.file, from: $0.from) }
+                releases[i].variants[j].transfer?.patches = kept
+            }
+        }
+        return dropped
+    }
+
     /// Appends a variant to release `id` (SPEC §3.1): 404 unknown release, 409 `retired`,
     /// 409 `id_in_use` for a live name.
     mutating func addVariant(_ variant: Variant, to id: String) throws(CatalogError) -> Release {

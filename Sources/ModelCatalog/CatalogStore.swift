@@ -279,18 +279,28 @@ public final class CatalogStore: Sendable {
                 let expired = { (t: Timestamp?) in t.map { $0.adding(days: graceDays) <= now } ?? false }
                 let releaseDue = r.state == .retired && r.fileDeletedAt == nil && expired(r.retiredAt)
                 var files: [String] = releaseDue ? [r.file] : []   // each with its chunk list (SPEC §14)
+                var derived = releaseDue ? r.transfer?.names(of: r.file) ?? [] : []   // and its pack and patches (§16)
                 for v in r.variants where v.fileDeletedAt == nil && (expired(v.removedAt) || (r.state == .retired && expired(r.retiredAt))) {
                     files.append(v.file)
+                    derived += v.transfer?.names(of: v.file) ?? []
                 }
                 guard !files.isEmpty else { continue }
-                for f in files.flatMap({ [$0, ChunkListFile.name(of: $0)] }) where unlink(directory + "/" + f) != 0 && errno != ENOENT {
-                    throw FileIO.error("unlink", directory + "/" + f)
-                }
+                try removeFiles(files.flatMap { [$0, ChunkListFile.name(of: $0)] } + derived)
                 catalog.markFilesDeleted(index: i, files: Set(files), at: now)
                 collected.append(catalog.releases[i])
             }
-            if !collected.isEmpty { try FileIO.fsyncDirectory(directory) }
+            if !collected.isEmpty {
+                try removeFiles(catalog.dropPatchesFromCollectedBases())
+                try FileIO.fsyncDirectory(directory)
+            }
             return collected
+        }
+    }
+
+    /// Deletes `names` from the models directory; one already gone is fine.
+    private func removeFiles(_ names: [String]) throws(CatalogError) {
+        for f in names where unlink(directory + "/" + f) != 0 && errno != ENOENT {
+            throw FileIO.error("unlink", directory + "/" + f)
         }
     }
 

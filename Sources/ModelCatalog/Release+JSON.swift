@@ -43,6 +43,7 @@ extension Release {
             w.field("url", Release.url(publicBaseURL: publicBaseURL, file: v.file))
             w.field("sha256", v.sha256)
             w.field("size", v.size)
+            v.transfer?.writeAnswerFields(to: &w, publicBaseURL: publicBaseURL, file: v.file)
             w.key("requires")
             v.requires.write(to: &w)
             w.endObject()
@@ -61,6 +62,9 @@ extension Release {
             w.key("chunks")
             chunks.write(to: &w, publicBaseURL: publicBaseURL, file: variant?.file ?? file)
         }
+        // The same rule for packs and patches (SPEC §16).
+        let transfer = variant != nil ? variant?.transfer : transfer
+        transfer?.writeAnswerFields(to: &w, publicBaseURL: publicBaseURL, file: variant?.file ?? file)
         w.field("sdk_min", sdkMin)
         if let sdkMax { w.field("sdk_max", sdkMax) }
         w.field("channel", channel)
@@ -92,6 +96,7 @@ extension Release {
             w.key("chunks")
             chunks.write(to: &w, publicBaseURL: publicBaseURL, file: file)
         }
+        transfer?.writeCatalogFields(to: &w, publicBaseURL: publicBaseURL, file: file)
         w.field("sdk_min", sdkMin)
         if let sdkMax { w.field("sdk_max", sdkMax) }
         w.field("channel", channel)

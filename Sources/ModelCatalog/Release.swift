@@ -15,6 +15,8 @@ public struct Release: Hashable, Sendable {
     public let size: Int64
     /// The file's chunk list (SPEC §14); nil for files published before v4 until backfilled.
     public internal(set) var chunks: ChunkListFile?
+    /// Its packed file and patches (SPEC §16); nil until the derivation worker got to it.
+    public internal(set) var transfer: TransferFiles?
     public private(set) var sdkMin: String
     public private(set) var sdkMax: String?
     public let channel: String
@@ -39,7 +41,7 @@ public struct Release: Hashable, Sendable {
     /// Validates every field; the first violation is thrown as `invalid_parameter` naming it.
     public init(
         id: String, seq: Int64, ext: String, sha256: String, size: Int64, chunks: ChunkListFile? = nil,
-        sdkMin: String, sdkMax: String? = nil, channel: String = Release.defaultChannel,
+        transfer: TransferFiles? = nil, sdkMin: String, sdkMax: String? = nil, channel: String = Release.defaultChannel,
         rolloutPercent: Int = 100, state: State = .active, label: String = "",
         publishedAt: Timestamp, retiredAt: Timestamp? = nil, fileDeletedAt: Timestamp? = nil,
         contentType: String? = nil, variants: [Variant] = [], guardPlan: GuardPlan? = nil
@@ -62,6 +64,7 @@ public struct Release: Hashable, Sendable {
         self.sha256 = sha256
         self.size = size
         self.chunks = chunks
+        self.transfer = transfer
         self.sdkMin = sdkMin
         self.sdkMax = sdkMax
         self.channel = channel

@@ -14,6 +14,9 @@ public struct Variant: Hashable, Sendable {
     public let size: Int64
     /// The file's chunk list (SPEC §14); nil until backfilled for variants added before v4.
     public internal(set) var chunks: ChunkListFile?
+    /// Its packed file and patches against the same-named variant of earlier releases (SPEC
+    /// §16); nil until derived.
+    public internal(set) var transfer: TransferFiles?
     public let requires: VariantRequirements
     public let addedAt: Timestamp
     public internal(set) var removedAt: Timestamp?
@@ -25,7 +28,8 @@ public struct Variant: Hashable, Sendable {
     public var isLive: Bool { removedAt == nil }
 
     public init(
-        name: String, fileID: String, ext: String, sha256: String, size: Int64, chunks: ChunkListFile? = nil, requires: VariantRequirements,
+        name: String, fileID: String, ext: String, sha256: String, size: Int64, chunks: ChunkListFile? = nil,
+        transfer: TransferFiles? = nil, requires: VariantRequirements,
         addedAt: Timestamp, removedAt: Timestamp? = nil, fileDeletedAt: Timestamp? = nil
     ) throws(CatalogError) {
         try Variant.validateName(name)
@@ -39,6 +43,7 @@ public struct Variant: Hashable, Sendable {
         self.sha256 = sha256
         self.size = size
         self.chunks = chunks
+        self.transfer = transfer
         self.requires = requires
         self.addedAt = addedAt
         self.removedAt = removedAt
@@ -60,6 +65,7 @@ public struct Variant: Hashable, Sendable {
             w.key("chunks")
             chunks.write(to: &w, publicBaseURL: publicBaseURL, file: file)
         }
+        transfer?.writeCatalogFields(to: &w, publicBaseURL: publicBaseURL, file: file)
         w.key("requires")
         requires.write(to: &w)
         w.field("added_at", addedAt.rfc3339)

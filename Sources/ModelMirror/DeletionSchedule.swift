@@ -36,14 +36,15 @@ public struct DeletionSchedule: Sendable, Equatable, Codable {
     }
 
     /// The bucket keys of every garbage-collected file: releases' own and variants', each with
-    /// its chunk list when it had one (SPEC §14).
+    /// its chunk list, pack and patches when it had them (SPEC §14, §16).
     public static func collectedKeys(catalog: Catalog, prefix: String) -> [String] {
         let base = prefix.isEmpty ? "models/" : prefix + "/models/"
-        func keys(_ file: String, _ chunks: ChunkListFile?) -> [String] { [file] + (chunks != nil ? [ChunkListFile.name(of: file)] : []) }
-        return catalog.releases.flatMap { release in
-            (release.fileDeletedAt != nil ? keys(release.file, release.chunks) : [])
-                + release.variants.filter { $0.fileDeletedAt != nil }.flatMap { keys($0.file, $0.chunks) }
-        }.map { base + $0 }
+        var keys: [String] = []
+        for release in catalog.releases {
+            if release.fileDeletedAt != nil { keys += [release.file] + release.derivedFiles.map(\.name) }
+            for v in release.variants where v.fileDeletedAt != nil { keys += [v.file] + v.derivedFiles.map(\.name) }
+        }
+        return keys.map { base + $0 }
     }
 
     /// Pending keys whose wait is over at `now`.

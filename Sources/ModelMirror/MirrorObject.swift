@@ -71,19 +71,19 @@ extension MirrorObject {
         }
         var objects: [MirrorObject] = []
         for release in catalog.releases {
-            // Each file's chunk list (SPEC §14) right after it: both before any JSON naming them.
-            func chunkList(_ chunks: ChunkListFile?, of name: String) {
-                guard let chunks else { return }
-                objects.append(file(ChunkListFile.name(of: name), size: chunks.size, sha256: chunks.sha256, contentType: "application/octet-stream"))
+            // Each file's chunk list (SPEC §14), pack and patches (§16) right after it: all
+            // before any JSON naming them.
+            func derived(_ files: [DerivedFile]) {
+                objects += files.map { file($0.name, size: $0.size, sha256: $0.sha256, contentType: Release.byteStream) }
             }
             if release.fileDeletedAt == nil {
                 objects.append(file(release.file, size: release.size, sha256: release.sha256, contentType: release.servedContentType))
-                chunkList(release.chunks, of: release.file)
+                derived(release.derivedFiles)
             }
             // The Content-Type modeld's /models/ serves the variant with (docs/decisions/object-storage.md).
             for v in release.variants where v.fileDeletedAt == nil {
                 objects.append(file(v.file, size: v.size, sha256: v.sha256, contentType: v.contentType))
-                chunkList(v.chunks, of: v.file)
+                derived(v.derivedFiles)
             }
         }
         // Details first, then rules by channel; each in ascending N.

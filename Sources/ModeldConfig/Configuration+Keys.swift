@@ -66,6 +66,12 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(name: "events_segment_max_seconds") { draft, input throws(ConfigurationValueError) in
             draft.configuration.eventsSegmentMaxSeconds = try input.int(1...86_400)
         },
+        ConfigurationKey(name: "patch_bases") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.patchBases = try input.int(0...16)
+        },
+        ConfigurationKey(name: "pack_at_publish") { draft, input throws(ConfigurationValueError) in
+            draft.configuration.packAtPublish = try input.bool()
+        },
         ConfigurationKey(name: "drain_seconds") { draft, input throws(ConfigurationValueError) in
             draft.configuration.drainSeconds = try input.int(0...3_600)
         },

@@ -18,6 +18,11 @@ public struct Configuration: Sendable, Equatable {
     public var dedupWindowHours: Int
     /// Age at which an event segment is rotated (SPEC §9.1), so `events ship` lags at most this.
     public var eventsSegmentMaxSeconds = 3_600
+    /// SPEC §16: how many earlier releases of a channel a new file gets a patch from.
+    public var patchBases = 3
+    /// Whether modeld derives packed files and patches after a publish (SPEC §16); off, it
+    /// serves only what another writer derived (docs/decisions/tensor-pack.md).
+    public var packAtPublish = true
     public var drainSeconds: Int
     /// How often the guard evaluator looks at running guards (SPEC §11.4).
     public var guardIntervalSeconds: Int

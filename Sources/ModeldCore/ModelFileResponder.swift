@@ -1,7 +1,7 @@
 import HTTPServer
 import HTTPWire
 
-/// `GET|HEAD /models/<id>.<ext>` (SPEC §4.3) and `/models/<id>.<ext>.chunks` (SPEC §14). The name is looked up in the catalog's table of
+/// `GET|HEAD /models/<id>.<ext>` (SPEC §4.3), its `.chunks` (§14), `.pack` and `.from-<id>.patch` (§16). The name is looked up in the catalog's table of
 /// files, never joined to a path, so `..`, `%2e%2e`, `//`, NUL or extra segments cannot reach
 /// anything: they are simply not catalog names.
 struct ModelFileResponder: Sendable {

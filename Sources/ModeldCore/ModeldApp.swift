@@ -114,6 +114,7 @@ public enum ModeldApp {
             SigningService(signing: $0, holder: holder, store: store, graceDays: config.retiredGraceDays)
         }
         let rulesService = RulesService(store: store, resignSeconds: signing?.resignSeconds)
+        let deriver = config.packAtPublish ? TransferDeriver(store: store, instance: config.instanceID, patchBases: config.patchBases) : nil
         let removed = store.cleanTemp(instance: config.instanceID)
         if removed > 0 { log.info("removed \(removed) unfinished upload(s) of this instance from \(store.tempDirectory)") }
         let watcher = CatalogWatcher(
@@ -124,6 +125,7 @@ public enum ModeldApp {
                 holder.install(ServedCatalog(catalog: catalog, store: store, signing: signing))
                 signingService?.catalogChanged()
                 rulesService.catalogChanged()
+                deriver?.poke()
                 if store.baseURL(of: catalog) != before {
                     let log = Logger(label: "modeld.catalog")
                     log.notice("the catalog's base URL is now \(store.baseURL(of: catalog))")
@@ -150,6 +152,7 @@ public enum ModeldApp {
         collector.start()
         let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher, metrics: metrics)
         guardEvaluator.start()
+        deriver?.start()   // after cleanTemp: its temps share the instance's prefix
 
         let latest = LatestResponder(catalog: holder, maxAgeSeconds: config.latestMaxAgeSeconds, signing: signing)
         // SPEC §15.1: named tokens open the admin API (on only with an admin token) as far as

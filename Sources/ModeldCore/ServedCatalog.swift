@@ -50,14 +50,14 @@ final class ServedCatalog: Sendable {
             if release.fileDeletedAt == nil, let open = OpenFile.open(path: store.path(of: release)) {
                 files[release.file] = ModelFile(release: release, file: open, representation: Self.representation(
                     size: release.size, sha256: release.sha256, publishedAt: release.publishedAt, contentType: release.servedContentType))
-                Self.addChunkList(release.chunks, of: release.file, release: release, publishedAt: release.publishedAt, store: store, to: &files)
+                Self.addDerived(release.derivedFiles, release: release, publishedAt: release.publishedAt, store: store, to: &files)
             }
             // Variant files: served in any state until collected, like the release's own (SPEC §3.1).
             for v in release.variants where v.fileDeletedAt == nil {
                 guard let open = OpenFile.open(path: store.directory + "/" + v.file) else { continue }
                 files[v.file] = ModelFile(release: release, file: open, representation: Self.representation(
                     size: v.size, sha256: v.sha256, publishedAt: v.addedAt, contentType: v.contentType))
-                Self.addChunkList(v.chunks, of: v.file, release: release, publishedAt: v.addedAt, store: store, to: &files)
+                Self.addDerived(v.derivedFiles, release: release, publishedAt: v.addedAt, store: store, to: &files)
             }
         }
         latestBodies = bodies
@@ -90,16 +90,17 @@ final class ServedCatalog: Sendable {
         details = Self.prepare(snapshot.latestDetails)
     }
 
-    /// `<file>.chunks` (SPEC §14): served like the model files, with the list's own digest as
+    /// What is derived from a file — `<file>.chunks` (SPEC §14), `<file>.pack` and
+    /// `<file>.from-<id>.patch` (§16) — served like the model files, each with its own digest as
     /// ETag, for as long as its file is.
-    private static func addChunkList(
-        _ chunks: ChunkListFile?, of file: String, release: Release, publishedAt: Timestamp, store: CatalogStore,
-        to files: inout [String: ModelFile]
+    private static func addDerived(
+        _ derived: [DerivedFile], release: Release, publishedAt: Timestamp, store: CatalogStore, to files: inout [String: ModelFile]
     ) {
-        let name = ChunkListFile.name(of: file)
-        guard let chunks, let open = OpenFile.open(path: store.directory + "/" + name) else { return }
-        files[name] = ModelFile(release: release, file: open, representation: representation(
-            size: chunks.size, sha256: chunks.sha256, publishedAt: publishedAt, contentType: "application/octet-stream"))
+        for d in derived {
+            guard let open = OpenFile.open(path: store.directory + "/" + d.name) else { continue }
+            files[d.name] = ModelFile(release: release, file: open, representation: representation(
+                size: d.size, sha256: d.sha256, publishedAt: publishedAt, contentType: Release.byteStream))
+        }
     }
 
     /// Both encodings with their own strong ETags (SPEC §4.1: the gzip body has a different one).

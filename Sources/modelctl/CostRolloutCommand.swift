@@ -29,6 +29,7 @@ struct CostRolloutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Device mix: share of installs getting a variant, e.g. 8gb=0.3.", valueName: "VARIANT=SHARE"))
     var mix: [String] = []
     @OptionGroup var pricing: PricingOptions
+    @OptionGroup var transfer: TransferRatioOption
     @Option(help: "table, json or csv (--json = --format json).")
     var format = "table"
 
@@ -54,6 +55,7 @@ struct CostRolloutCommand: ParsableCommand {
             let installCount = try count(installs, "--installs")
             let unit = try pricing.unit()
             let providers = try pricing.providers()
+            let transferRatio = try transfer.ratio()
             let deviceMix: DeviceMix
             do throws(EstimateError) { deviceMix = try DeviceMix(parsing: mix) } catch { throw CLIFailure(error.message, exitCode: 2) }
             var release = try fetch()
@@ -64,7 +66,7 @@ struct CostRolloutCommand: ParsableCommand {
                                   isMixMean: !deviceMix.shares.isEmpty)
                 estimate = try Estimator.rollout(
                     sizeBytes: release.size, installs: installCount, rolloutPercent: release.rolloutPercent,
-                    providers: providers, freeTier: pricing.freeTier, gbUnit: unit)
+                    providers: providers, freeTier: pricing.freeTier, gbUnit: unit, transferRatio: transferRatio)
             } catch let e as EstimateError {
                 throw CLIFailure("release \(release.id): \(e.message)")
             }

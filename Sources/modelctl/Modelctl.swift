@@ -27,6 +27,7 @@ struct Modelctl: ParsableCommand {
             ExperimentCommand.self,
             MirrorCommand.self,
             ChunksCommand.self,
+            PacksCommand.self,
             DeltaCommand.self,
             PackCommand.self,
             PatchCommand.self,

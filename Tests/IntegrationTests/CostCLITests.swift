@@ -193,3 +193,23 @@ import Testing
         #expect(r.stderr.contains("nope.json"), "\(r.stderr)")
     }
 }
+
+/// `--transfer-ratio R` (SPEC §16): downloads that fetch packs or patches transfer R of the file.
+@Suite struct CostTransferRatioCLITests {
+    @Test func estimate_transferRatioScalesDownloadEgress_andBadRatiosExit2_SPEC16() throws {
+        let r = try CostCLITests.modelctl(CostCLITests.reference + ["--gb-unit", "si", "--no-free-tier", "--format", "json",
+                                                                    "--transfer-ratio", "0.6"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let object = try #require(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let inputs = try #require(object["inputs"] as? [String: Any])
+        #expect((inputs["transfer_ratio"] as? NSNumber)?.doubleValue == 0.6)
+        #expect(inputs["egress_bytes"] as? Int == 3_000_000_000_000)
+        #expect(CostCLITests.usd(try CostCLITests.providers(r.stdout)["aws-s3"]?["egress_usd"]) == "270.00")   // 0.6 × $450.00
+        let table = try CostCLITests.modelctl(CostCLITests.reference + ["--transfer-ratio", "0.6"])
+        #expect(table.status == 0 && table.stdout.contains("× transfer ratio 0.6"), "\(table.stdout)")
+        for bad in ["0", "1.5", "x"] {
+            let refused = try CostCLITests.modelctl(CostCLITests.reference + ["--transfer-ratio", bad])
+            #expect(refused.status == 2 && refused.stderr.contains("--transfer-ratio"), "\(bad): \(refused.stderr)")
+        }
+    }
+}

@@ -42,6 +42,8 @@ final class ModeldServer {
                      "--listen", "127.0.0.1:0", "--models-dir", modelsDir.path, "--data-dir", dataDir.path,
                      "--public-base-url", "http://models.example.test"] + extraArguments
         self.environment = ["MODELD_ADMIN_TOKEN": token, "MODELD_INSTANCE_ID": "it-\(UUID().uuidString.prefix(8))"]
+            // Deriving packs (SPEC §16) changes the catalog after a publish: on only where a test asks.
+            .merging(["MODELD_PACK_AT_PUBLISH": "false"]) { old, _ in old }
             .merging(environment) { _, new in new }
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process = try ChildProcess.start(TestBinaries.modeld, arguments, environment: self.environment, directory: self.root, log: logFile)
