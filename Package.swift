@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
-        .testTarget(name: "GuardSimulationTests", dependencies: ["GuardSimulation", "Guardrails", "JSONSupport"]),
+        .testTarget(name: "GuardSimulationTests", dependencies: ["GuardSimulation", "GuardRuntime", "Guardrails", "JSONSupport"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["AccessTokens", "Console", "ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
         .testTarget(name: "ConsoleTests", dependencies: ["AccessTokens", "Console", "ModelCatalog"]),
         .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "ContentDigest", "DurableFiles"]),

@@ -21,4 +21,21 @@ public enum ArmRule {
     public static func counts(_ arm: Arm, onChallenger: Bool, onOtherRelease: Bool) -> Bool {
         arm == .treatment ? onChallenger : onOtherRelease
     }
+
+    /// `events` events of one client that ran one model (their observations summing to `total`;
+    /// 0 events when none had a value), from a batch the server received at `receivedAt` (ms)
+    /// while the release was at `stage`. The SRM test counts the client from its first batch of
+    /// the channel received after its cohort's stage began, whatever model the events ran: for
+    /// treatment that is the batch riding on the check that serves it the challenger, so both
+    /// arms join at their first check (docs/decisions/srm-counting.md). Regression and readiness
+    /// count the events by `counts`. Returns whether they counted there.
+    @discardableResult
+    public static func record(events: UInt32, total: Double, onChallenger: Bool, onOtherRelease: Bool, receivedAt: Int64,
+                              stage: Int, plan: GuardPlan, into tally: inout ClientTally, arms: inout GuardAccumulator) -> Bool {
+        guard onChallenger || onOtherRelease else { return false }
+        if receivedAt >= plan.cohortBegan(Int(tally.cohort), stage: stage, now: receivedAt) { arms.enterSRM(&tally) }
+        guard events > 0, counts(tally.arm, onChallenger: onChallenger, onOtherRelease: onOtherRelease) else { return false }
+        arms.record(events: events, total: total, into: &tally)
+        return true
+    }
 }

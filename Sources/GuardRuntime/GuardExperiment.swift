@@ -32,13 +32,16 @@ public struct GuardExperiment {
         channelReleases = Set(catalog.releases.lazy.filter { $0.channel == release.channel && $0.id != release.id }.map { $0.id.lowercased() })
     }
 
-    public var pendingClients: Int { pending.count { clients[$0] == nil } }
+    /// Clients of the channel with no counted event yet (a lagging treatment client may already
+    /// be in the SRM test: it is still pending here).
+    public var pendingClients: Int { pending.count { (clients[$0]?.events ?? 0) == 0 } }
 
     /// Counts one stored event per §11.1/§11.2; anything else is ignored or pending.
     public mutating func record(_ event: GuardEvent) {
         guard let plan = release.guardPlan, let clientID = event.clientID,
+              let receivedAt = event.receivedAt.flatMap(Timestamp.init(rfc3339:))?.millisecondsSinceEpoch,
               // Events from before the guard began (a rebuild reads its whole first day).
-              event.receivedAt.flatMap(Timestamp.init(rfc3339:)).map({ $0.millisecondsSinceEpoch >= plan.runtime.startedAt ?? 0 }) ?? false,
+              receivedAt >= plan.runtime.startedAt ?? 0,
               event.name == plan.metric.name,
               let sdk = event.sdk.flatMap(SDKVersion.init), release.covers(sdk)
         else { return }
@@ -46,22 +49,18 @@ public struct GuardExperiment {
         let modelID = event.modelID?.lowercased()
         let onChallenger = modelID == releaseKey
         let onOtherRelease = modelID.map(channelReleases.contains) ?? false
-        let ofChannel = onChallenger || onOtherRelease
-        var tally = clients[key]
-        if tally == nil {
-            let bucket = ReleaseSelector.bucket(releaseID: release.id, clientID: clientID)
-            tally = ArmRule.entering(bucket: bucket, percent: release.rolloutPercent, plan: plan)
-        }
-        guard var t = tally else {
-            if ofChannel { pending.insert(key) }
+        guard onChallenger || onOtherRelease else { return }
+        // `??` hashes the bucket only for a client not in an arm yet.
+        guard var t = clients[key] ?? ArmRule.entering(bucket: ReleaseSelector.bucket(releaseID: release.id, clientID: clientID),
+                                                       percent: release.rolloutPercent, plan: plan) else {
+            pending.insert(key)
             return
         }
-        guard ArmRule.counts(t.arm, onChallenger: onChallenger, onOtherRelease: onOtherRelease), let x = plan.metric.observation(outcome: event.outcome, value: event.value) else {
-            if ofChannel && clients[key] == nil { pending.insert(key) }
-            return
-        }
-        arms.record(events: 1, total: x, into: &t)
-        clients.set(t, for: key)
+        let x = plan.metric.observation(outcome: event.outcome, value: event.value)
+        ArmRule.record(events: x == nil ? 0 : 1, total: x ?? 0, onChallenger: onChallenger, onOtherRelease: onOtherRelease,
+                       receivedAt: receivedAt, stage: release.rolloutPercent, plan: plan, into: &t, arms: &arms)
+        if t.inSRM || t.events > 0 { clients.set(t, for: key) }
+        if t.events == 0 { pending.insert(key) }
     }
 
     /// 64-bit FNV-1a of the client id: a table key of 8 bytes whatever the id's length (SPEC

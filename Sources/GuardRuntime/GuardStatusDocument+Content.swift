@@ -27,6 +27,24 @@ extension GuardStatusDocument {
             }
         }
 
+        /// The SRM test's figures (§11.2 v5): its clients per arm, p-value and settled cohorts.
+        public struct SRM: Codable, Equatable, Sendable {
+            public var treatment: Int
+            public var control: Int
+            public var pValue: Double?
+            public var cohorts: [Int]
+
+            enum CodingKeys: String, CodingKey { case treatment, control, pValue = "p_value", cohorts }
+
+            public init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                treatment = try c.decode(Int.self, forKey: .treatment)
+                control = try c.decode(Int.self, forKey: .control)
+                pValue = try c.decode(Double?.self, forKey: .pValue)
+                cohorts = try c.decode([Int].self, forKey: .cohorts)
+            }
+        }
+
         /// One line of `data/guard-decisions.jsonl`.
         public struct Decision: Codable, Equatable, Sendable {
             public var ts: String
@@ -66,11 +84,13 @@ extension GuardStatusDocument {
         public var alpha: Double?
         public var tuningClients: Int
         public var pendingClients: Int
+        /// Absent from a state file written before v5.
+        public var srm: SRM?
         public var decisions: [Decision]
 
         enum CodingKeys: String, CodingKey {
             case release, status, stage, stageStartedAt = "stage_started_at", evaluatedAt = "evaluated_at", arms, delta, bound, alpha
-            case tuningClients = "tuning_clients", pendingClients = "pending_clients", decisions
+            case tuningClients = "tuning_clients", pendingClients = "pending_clients", srm, decisions
         }
 
         public init(from decoder: any Decoder) throws {
@@ -89,6 +109,7 @@ extension GuardStatusDocument {
             alpha = try c.decode(Double?.self, forKey: .alpha)
             tuningClients = try c.decode(Int.self, forKey: .tuningClients)
             pendingClients = try c.decode(Int.self, forKey: .pendingClients)
+            srm = try c.decodeIfPresent(SRM.self, forKey: .srm)
             decisions = try c.decode([Decision].self, forKey: .decisions)
         }
 

@@ -2,11 +2,12 @@ import Guardrails
 import ReleaseSelection
 import Randomness
 
-/// The simulated clients, one flat array per field (struct of arrays, index = client): 7 bytes
+/// The simulated clients, one flat array per field (struct of arrays, index = client): 19 bytes
 /// a client of the simulator's own — bucket, model running, model being downloaded and when it
-/// is ready — plus the evaluator's tally (16 bytes, the same `ClientTally` its `ClientTable`
-/// keeps; numbered clients need no hash table). The event queue adds its entries (8 bytes each,
-/// about 1 check per client plus one day's uses pending at a time).
+/// is ready (7), the events used since its last check (12) — plus the evaluator's tally (16
+/// bytes, the same `ClientTally` its `ClientTable` keeps; numbered clients need no hash table).
+/// The event queue adds its entries (8 bytes each, about 1 check per client plus one day's uses
+/// pending at a time).
 struct Fleet {
     enum Model: UInt8 {
         case baseline, challenger
@@ -19,7 +20,13 @@ struct Fleet {
     private var downloading: [Model?]
     /// When the download ends (virtual seconds).
     private var readyAt: [UInt32]
-    /// The evaluator's state: nil until the client's first counted event.
+    /// Events used and not delivered yet, per client and model (index 2 × client + model): the
+    /// real client queues its events and sends them with its next check (`POST /latest`), so
+    /// the server receives them then. A count of 65,535 drops further events, as a full queue does.
+    private var queuedEvents: [UInt16]
+    /// Their observations' sum (Float: a batch's few dozen values need no more).
+    private var queuedTotals: [Float]
+    /// The evaluator's state: nil until the client's first batch that counted.
     var tallies: [ClientTally?]
 
     /// Every client runs the baseline. Client ids are `<run seed>-<index>`, so each run draws
@@ -29,7 +36,24 @@ struct Fleet {
         running = Array(repeating: .baseline, count: clients)
         downloading = Array(repeating: nil, count: clients)
         readyAt = Array(repeating: 0, count: clients)
+        queuedEvents = Array(repeating: 0, count: 2 * clients)
+        queuedTotals = Array(repeating: 0, count: 2 * clients)
         tallies = Array(repeating: nil, count: clients)
+    }
+
+    /// Client `i` used `model`, observing `x`: queued until its next check.
+    mutating func queue(_ i: Int, ran model: Model, observation x: Double) {
+        let j = 2 * i + Int(model.rawValue)
+        guard queuedEvents[j] < .max else { return }
+        queuedEvents[j] += 1
+        queuedTotals[j] += Float(x)
+    }
+
+    /// The events client `i` used on `model` since its last check, taken out of its queue.
+    mutating func takeBatch(_ i: Int, ran model: Model) -> (events: UInt32, total: Double) {
+        let j = 2 * i + Int(model.rawValue)
+        defer { queuedEvents[j] = 0; queuedTotals[j] = 0 }
+        return (UInt32(queuedEvents[j]), Double(queuedTotals[j]))
     }
 
     /// An update check at `seconds` answered `served`: the client starts downloading it unless it

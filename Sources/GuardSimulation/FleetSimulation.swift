@@ -54,6 +54,8 @@ public struct FleetSimulation {
                 let i = entry.client, t = entry.seconds
                 switch entry.kind {
                 case .check:
+                    // The batch rides on the check, so the server receives it now (FleetModel docs).
+                    deliver(i, at: t, &clients, release: release, plan: guardPlan, arms: &arms)
                     let served = release.serves(bucket: Int(clients.buckets[i]))
                     clients.check(i, at: t, served: served) { random.lognormal(median: downloadSeconds, sigma: FleetModel.downloadSigma) }
                     // The answer cannot change before the next look: later checks in this slot are no-ops.
@@ -62,12 +64,8 @@ public struct FleetSimulation {
                     calendar.schedule(.init(.check, client: i, at: Self.seconds(next)))
                 case .use:
                     let model = clients.model(i, at: t)
-                    guard var tally = clients.tallies[i] ?? ArmRule.entering(bucket: Int(clients.buckets[i]), percent: release.stage, plan: guardPlan),
-                          ArmRule.counts(tally.arm, onChallenger: model == .challenger, onOtherRelease: model == .baseline),
-                          let x = fleet.observe(guardPlan.metric, onChallenger: model == .challenger, &random)
-                    else { continue }
-                    arms.record(events: 1, total: x, into: &tally)
-                    clients.tallies[i] = tally
+                    guard let x = fleet.observe(guardPlan.metric, onChallenger: model == .challenger, &random) else { continue }
+                    clients.queue(i, ran: model, observation: x)
                 }
             }
             let now = SimulationClock.epoch + Int64((slot + 1) * Self.evaluationSeconds) * 1000
@@ -83,6 +81,25 @@ public struct FleetSimulation {
         }
         result.finish(plan: guardPlan)
         return result
+    }
+
+    /// Client `i`'s queued events reach the evaluator at virtual second `t`, as one batch
+    /// through the evaluator's own rule (`ArmRule`): a client outside both arms is pending, and
+    /// its events are dropped.
+    private func deliver(_ i: Int, at t: UInt32, _ clients: inout Fleet, release: ReleaseState, plan: GuardPlan, arms: inout GuardAccumulator) {
+        let baseline = clients.takeBatch(i, ran: .baseline), challenger = clients.takeBatch(i, ran: .challenger)
+        guard baseline.events + challenger.events > 0,
+              var tally = clients.tallies[i] ?? ArmRule.entering(bucket: Int(clients.buckets[i]), percent: release.stage, plan: plan)
+        else { return }
+        let receivedAt = SimulationClock.epoch + Int64(t) * 1000
+        func record(_ part: (events: UInt32, total: Double), onChallenger: Bool) {
+            guard part.events > 0 else { return }
+            ArmRule.record(events: part.events, total: part.total, onChallenger: onChallenger, onOtherRelease: !onChallenger,
+                           receivedAt: receivedAt, stage: release.stage, plan: plan, into: &tally, arms: &arms)
+        }
+        record(baseline, onChallenger: false)
+        record(challenger, onChallenger: true)
+        if tally.inSRM || tally.events > 0 { clients.tallies[i] = tally }
     }
 
     /// Day `day`'s uses: each client is active with probability `dailyActive` and then makes

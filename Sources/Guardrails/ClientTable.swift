@@ -1,7 +1,7 @@
 /// The evaluator's per-client state (SPEC §11.5: ≤ 64 bytes per client): each client's
 /// `ClientTally` under a 64-bit hash of its id, in an open-addressing table (linear probing) of
-/// five parallel arrays — key 8 bytes, total 8, events 4, arm 1, cohort 1 — so a slot costs 22
-/// bytes. Doubling at 3/4 load, a client costs 29.3–58.7 bytes (46 at 1 M clients). A
+/// six parallel arrays — key 8 bytes, total 8, events 4, arm 1, cohort 1, in-SRM 1 — so a slot
+/// costs 23 bytes. Doubling at 3/4 load, a client costs 30.7–61.3 bytes (48 at 1 M clients). A
 /// `Dictionary<UInt64, ClientTally>` costs 24 bytes and a bit per bucket (the tally's stride is
 /// 16) at the same load: 32–64.3 bytes, over the budget just after each doubling.
 public struct ClientTable: Sendable {
@@ -11,6 +11,7 @@ public struct ClientTable: Sendable {
     private var events: [UInt32]
     private var arms: [Arm]
     private var cohorts: [UInt8]
+    private var inSRM: [Bool]
     public private(set) var count = 0
 
     public init() { self.init(slots: 16) }
@@ -21,16 +22,17 @@ public struct ClientTable: Sendable {
         events = Array(repeating: 0, count: slots)
         arms = Array(repeating: .treatment, count: slots)
         cohorts = Array(repeating: 0, count: slots)
+        inSRM = Array(repeating: false, count: slots)
     }
 
     /// Bytes the table holds, whatever its load: what §11.5's budget is about.
-    public var bytes: Int { keys.count * (MemoryLayout<UInt64>.stride + MemoryLayout<Double>.stride + MemoryLayout<UInt32>.stride + MemoryLayout<Arm>.stride + MemoryLayout<UInt8>.stride) }
+    public var bytes: Int { keys.count * (MemoryLayout<UInt64>.stride + MemoryLayout<Double>.stride + MemoryLayout<UInt32>.stride + MemoryLayout<Arm>.stride + MemoryLayout<UInt8>.stride + MemoryLayout<Bool>.stride) }
 
     /// The tally stored under `key`, nil for a client not seen yet.
     public subscript(key: UInt64) -> ClientTally? {
         let i = slot(of: Self.stored(key))
         guard keys[i] != 0 else { return nil }
-        return ClientTally(arm: arms[i], cohort: cohorts[i], events: events[i], total: totals[i])
+        return ClientTally(arm: arms[i], cohort: cohorts[i], events: events[i], total: totals[i], inSRM: inSRM[i])
     }
 
     /// Stores `tally` under `key`, adding the client when it is new.
@@ -49,6 +51,7 @@ public struct ClientTable: Sendable {
         }
         totals[i] = tally.total
         events[i] = tally.events
+        inSRM[i] = tally.inSRM
     }
 
     private static func stored(_ key: UInt64) -> UInt64 { key == 0 ? 1 : key }
@@ -71,6 +74,7 @@ public struct ClientTable: Sendable {
             bigger.events[j] = events[i]
             bigger.arms[j] = arms[i]
             bigger.cohorts[j] = cohorts[i]
+            bigger.inSRM[j] = inSRM[i]
         }
         bigger.count = count
         self = bigger

@@ -3,9 +3,9 @@ public enum Arm: UInt8, Hashable, Sendable, CaseIterable {
     case treatment, control
 }
 
-/// What the evaluator keeps per client: the arm, its cohort (§11.2 v5) and the running count
-/// and total of its counted events, stored field by field in a `ClientTable` (SPEC §11.5: ≤ 64
-/// bytes per client).
+/// What the evaluator keeps per client: the arm, its cohort (§11.2 v5), whether the SRM test
+/// counts it yet, and the running count and total of its counted events, stored field by field
+/// in a `ClientTable` (SPEC §11.5: ≤ 64 bytes per client).
 /// The client's value is total/events: for `rate` the share of events with the outcome, for
 /// `mean` the mean value (SPEC §11.1).
 public struct ClientTally: Hashable, Sendable {
@@ -15,16 +15,20 @@ public struct ClientTally: Hashable, Sendable {
     public let arm: Arm
     /// The index of the stage at which the client's bucket entered its arm (`GuardPlan.cohort`).
     public let cohort: UInt8
+    /// Whether the SRM test counts the client: from its first batch received after its
+    /// cohort's stage began, whatever model that batch's events ran (docs/decisions/srm-counting.md).
+    public fileprivate(set) var inSRM: Bool
 
     public init(arm: Arm, cohort: Int = 0) {
-        self.init(arm: arm, cohort: UInt8(clamping: cohort), events: 0, total: 0)
+        self.init(arm: arm, cohort: UInt8(clamping: cohort), events: 0, total: 0, inSRM: false)
     }
 
-    init(arm: Arm, cohort: UInt8, events: UInt32, total: Double) {
+    init(arm: Arm, cohort: UInt8, events: UInt32, total: Double, inSRM: Bool) {
         self.total = total
         self.events = events
         self.arm = arm
         self.cohort = cohort
+        self.inSRM = inSRM
     }
 
     /// nil until the client's first counted event (it is not in its arm's n before that).
@@ -45,12 +49,12 @@ extension GuardPlan.Metric {
 
 /// Both arms' running sums, fed one client at a time as its events arrive (the evaluator) or
 /// in bulk for clients whose values are already known (rebuilds, simulations). Both paths end
-/// in the same `ArmStats`, which is what the decisions read. Each arm's clients are also
-/// counted per cohort, for the SRM test on settled cohorts (§11.2 v5).
+/// in the same `ArmStats`, which is what the decisions read. Apart from those, each arm's
+/// clients in the SRM test are counted per cohort, for the test on settled cohorts (§11.2 v5).
 public struct GuardAccumulator: Hashable, Sendable {
     public private(set) var treatment: ArmStats
     public private(set) var control: ArmStats
-    /// Clients per cohort (stage index), one array per arm, grown as cohorts appear.
+    /// Clients in the SRM test per cohort (stage index), one array per arm, grown as cohorts appear.
     private var cohortClients: [[Int]] = [[], []]
 
     /// Arms whose clients all belong to the first cohort.
@@ -83,16 +87,23 @@ public struct GuardAccumulator: Hashable, Sendable {
                 stats.add(clients: 1, sum: new, sumOfSquares: new * new)
             }
         }
-        if old == nil { countClients(1, arm: tally.arm, cohort: Int(tally.cohort)) }
     }
 
-    /// `count` clients of `cohort` with known values summing to `sum` (squares to `sumOfSquares`).
+    /// Puts a client in the SRM test (once; `ArmRule.record` says when).
+    public mutating func enterSRM(_ tally: inout ClientTally) {
+        guard !tally.inSRM else { return }
+        tally.inSRM = true
+        countClients(1, arm: tally.arm, cohort: Int(tally.cohort))
+    }
+
+    /// `count` clients of `cohort` with known values summing to `sum` (squares to `sumOfSquares`),
+    /// in the SRM test as well.
     public mutating func add(clients count: Int, sum: Double, sumOfSquares: Double, to arm: Arm, cohort: Int = 0) {
         update(arm) { $0.add(clients: count, sum: sum, sumOfSquares: sumOfSquares) }
         countClients(count, arm: arm, cohort: cohort)
     }
 
-    /// Clients of `arm` in the first `cohorts` cohorts.
+    /// Clients of `arm` in the SRM test from the first `cohorts` cohorts.
     public func clients(_ arm: Arm, cohorts: Int) -> Int {
         cohortClients[Int(arm.rawValue)].prefix(cohorts).reduce(0, +)
     }

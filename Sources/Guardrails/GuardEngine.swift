@@ -1,4 +1,6 @@
-/// The SRM test's figures (SPEC §11.2 v5, §11.3): the clients of the settled cohorts only.
+/// The SRM test's figures (SPEC §11.2 v5, §11.3): the clients in the SRM test
+/// (`ClientTally.inSRM`) of the settled cohorts only; with `settle_seconds` 0, v4's rule: every
+/// counted client.
 public struct SRMFigures: Hashable, Sendable {
     public let treatment: Int
     public let control: Int
@@ -9,8 +11,9 @@ public struct SRMFigures: Hashable, Sendable {
     public let mismatch: Bool
 
     init(plan: GuardPlan, arms: GuardAccumulator, settledCohorts: Int) {
-        treatment = arms.clients(.treatment, cohorts: settledCohorts)
-        control = arms.clients(.control, cohorts: settledCohorts)
+        let v4 = plan.settleSeconds == 0
+        treatment = v4 ? arms.treatment.clients : arms.clients(.treatment, cohorts: settledCohorts)
+        control = v4 ? arms.control.clients : arms.clients(.control, cohorts: settledCohorts)
         pValue = SampleRatio.pValue(treatment: treatment, control: control)
         cohorts = Array(plan.stages.prefix(settledCohorts))
         mismatch = SampleRatio.isMismatch(treatment: treatment, control: control)

@@ -162,13 +162,17 @@ public struct GuardPlan: Hashable, Sendable {
     public func settledCohorts(stage: Int, now: Int64) -> Int {
         guard let current = stages.lastIndex(where: { $0 <= stage }) else { return 0 }
         guard settleSeconds > 0 else { return current + 1 }
-        let stageStart = runtime.stageStartedAt ?? now
-        func began(_ i: Int) -> Int64 {
-            if i == 0 { return runtime.startedAt ?? now }
-            return stageStart - Int64(current - i) * Int64(minStageSeconds) * 1000
-        }
         let settle = Int64(settleSeconds) * 1000
-        return (0...current).prefix { now - began($0) >= settle }.count
+        return (0...current).prefix { now - cohortBegan($0, stage: stage, now: now) >= settle }.count
+    }
+
+    /// When the stage of cohort `index` (at most the stage `stage`'s index) began, as
+    /// `settledCohorts` reckons it: the guard's start for the first, the current stage's start
+    /// for the current one, and the latest time it can have begun for one in between.
+    public func cohortBegan(_ index: Int, stage: Int, now: Int64) -> Int64 {
+        if index == 0 { return runtime.startedAt ?? now }
+        let current = stages.lastIndex { $0 <= stage } ?? 0
+        return (runtime.stageStartedAt ?? now) - Int64(max(0, current - index)) * Int64(minStageSeconds) * 1000
     }
 
     /// Whether the guard itself paused its release: a regression, or an SRM with `on_srm: pause`.

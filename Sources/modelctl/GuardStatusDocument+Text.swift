@@ -35,6 +35,12 @@ extension GuardStatusDocument.Content {
         }
         lines.append(("delta", "\(Self.figure(delta)) ± \(Self.figure(bound)) (alpha \(Self.figure(alpha)), tuning \(tuningClients) clients)"))
         lines.append(("pending", "\(pendingClients) clients"))
+        if let srm {
+            // p to 4 significant digits: a mismatch lives below 0.001.
+            let p = srm.pValue.map { String(format: "%.4g", $0) } ?? "-"
+            let cohorts = srm.cohorts.isEmpty ? "none settled" : srm.cohorts.map { "\($0)%" }.joined(separator: ", ")
+            lines.append(("srm", "treatment \(srm.treatment), control \(srm.control) clients, p \(p) (cohorts \(cohorts))"))
+        }
         lines.append(("evaluated", evaluatedAt ?? "never"))
         lines.append(("decisions", decisions.isEmpty ? "none" : "last \(decisions.count)"))
         let width = (lines.map(\.0.count).max() ?? 0) + 2

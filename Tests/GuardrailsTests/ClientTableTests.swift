@@ -32,14 +32,14 @@ import TestRandomness
     @Test func keyZeroIsAClientLikeAnyOther() {
         var table = ClientTable()
         #expect(table[0] == nil)
-        table.set(ClientTally(arm: .control, cohort: 2, events: 3, total: 1), for: 0)
-        #expect(table[0] == ClientTally(arm: .control, cohort: 2, events: 3, total: 1) && table.count == 1)
+        table.set(ClientTally(arm: .control, cohort: 2, events: 3, total: 1, inSRM: true), for: 0)
+        #expect(table[0] == ClientTally(arm: .control, cohort: 2, events: 3, total: 1, inSRM: true) && table.count == 1)
     }
 
-    /// SPEC §11.5: ≤ 64 bytes per client. 22 bytes a slot at a load of 3/8–3/4: at most 58.7 bytes
+    /// SPEC §11.5: ≤ 64 bytes per client. 23 bytes a slot at a load of 3/8–3/4: at most 61.4 bytes
     /// per client, also just after a doubling, where a Dictionary<UInt64, ClientTally> (24 bytes
     /// and a bit per bucket) needs 64.3 — 65.0 measured at 786,433 clients (Benchmarks/guard).
-    @Test func atMost59BytesPerClient_atEveryCount_SPEC11_5() {
+    @Test func atMost62BytesPerClient_atEveryCount_SPEC11_5() {
         var table = ClientTable()
         var worst = 0.0
         for key in 1...200_000 as ClosedRange<UInt64> {
@@ -47,7 +47,7 @@ import TestRandomness
             if key >= 1_000 { worst = max(worst, Double(table.bytes) / Double(table.count)) }
         }
         #expect(table.count == 200_000)
-        #expect(worst <= 58.7, "\(worst) bytes per client")
-        #expect(worst > 58, "the bound is reached just after a doubling: \(worst)")
+        #expect(worst <= 61.4, "\(worst) bytes per client")
+        #expect(worst > 61, "the bound is reached just after a doubling: \(worst)")
     }
 }

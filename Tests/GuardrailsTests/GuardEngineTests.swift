@@ -138,6 +138,35 @@ import Testing
         #expect(p.settledCohorts(stage: 10, now: Self.t0 + c.after) == c.settled)
     }
 
+    /// When each cohort's stage began, as the SRM count reads it: the guard's start, the latest
+    /// possible start of a stage in between (stage 5 soaked 1 h before the advance at t0 + 5 h),
+    /// the current stage's start; a time not set yet is "now".
+    @Test(arguments: [(0, Int64(0)), (1, 4 * hour), (2, 5 * hour)])
+    func cohortBegan_guardStart_latestPossible_currentStart(_ c: (cohort: Int, began: Int64)) {
+        #expect(Self.plan(stageStartedAt: Self.t0 + 5 * Self.hour).cohortBegan(c.cohort, stage: 10, now: 0) == Self.t0 + c.began)
+        #expect(Self.plan(stageStartedAt: nil, startedAt: nil).cohortBegan(c.cohort, stage: 10, now: 42) == 42 - (c.cohort == 1 ? Self.hour : 0))
+    }
+
+    /// The SRM count (docs/decisions/srm-counting.md): the new treatment cohort joined the SRM
+    /// test at its first batch after the advance, still on the baseline; only the control cohort
+    /// counts for the other decisions. Settled, the SRM test sees 1:1 and raises nothing; v4's
+    /// rule (`settle_seconds` 0) tests the counted clients and flags the same arms.
+    @Test func laggingTreatmentCohortInTheSRMTest_settled_noSRM_v4RuleFlagsIt() {
+        var arms = Self.even
+        for _ in 0..<3_000 {
+            var t = ClientTally(arm: .treatment, cohort: 1), c = ClientTally(arm: .control, cohort: 1)
+            arms.enterSRM(&t)
+            arms.enterSRM(&c)
+            arms.record(events: 2, total: 0, into: &c)
+        }
+        #expect(arms.treatment.clients == 10_000 && arms.control.clients == 13_000)
+        let settled = GuardEngine.evaluate(Self.plan(stageStartedAt: Self.t0, settleSeconds: 60), stage: 5, arms: arms, now: Self.t0 + Self.hour / 2)
+        #expect(settled.status == .healthy && settled.decision == nil)
+        #expect(settled.figures.srm.cohorts == [1, 5] && settled.figures.srm.treatment == 13_000 && settled.figures.srm.control == 13_000)
+        let v4 = GuardEngine.evaluate(Self.plan(stageStartedAt: Self.t0), stage: 5, arms: arms, now: Self.t0 + Self.hour / 2)
+        #expect(v4.status == .srm && v4.figures.srm.treatment == 10_000 && v4.figures.srm.control == 13_000)
+    }
+
     /// Only a decision changes the stored runtime fields; an advance restarts the stage clock.
     @Test func runtime_changesOnlyWithADecision_SPEC11_4() {
         let p = Self.plan()

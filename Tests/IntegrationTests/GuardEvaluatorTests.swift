@@ -9,14 +9,14 @@ import TestRandomness
     /// `clients` simulated clients over one keep-alive connection: each checks for an update,
     /// then reports 4 outcomes of the model it runs, `purchased` with probability
     /// `rate(onChallenger)`. Returns the clients that got the challenger.
-    private func simulate(_ fx: CatalogFixture, challenger: String, clients: Int = 2_000, seed: UInt64 = 42,
+    private func simulate(_ fx: CatalogFixture, challenger: String, clients: Int = 2_000, named prefix: String = "client", seed: UInt64 = 42,
                           dropsReport: (_ client: Int, _ onChallenger: Bool) -> Bool = { _, _ in false },
                           rate: (Bool) -> Double) throws -> [String] {
         var random = SeededGenerator(state: seed)
         let connection = try RawClient(port: fx.server.port)
         var onChallenger: [String] = []
         for i in 0..<clients {
-            let client = "client-\(i)"
+            let client = "\(prefix)-\(i)"
             let model = try #require(try connection.postJSON("/latest?sdk=1.0", #"{"batch_id":"b0","client_id":"\#(client)","events":[]}"#)["id"] as? String)
             if model == challenger { onChallenger.append(client) }
             if dropsReport(i, model == challenger) { continue }
@@ -25,13 +25,14 @@ import TestRandomness
         return onChallenger
     }
 
-    /// One client's 4 outcomes of `model`, `purchased` with probability `p`.
+    /// One client's 4 outcomes of `model`, `purchased` with probability `p`, sent to `path`:
+    /// `/events`, or `/latest`, where the real client's queued events ride on its check.
     private func report(_ connection: RawClient, client: String, model: String, batch: String = "b1", rate p: Double,
-                        using random: inout SeededGenerator) throws {
+                        to path: String = "/events", using random: inout SeededGenerator) throws {
         let events = (0..<4).map { _ in
             #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
         }
-        _ = try connection.postJSON("/events?sdk=1.0", #"{"batch_id":"\#(batch)","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
+        _ = try connection.postJSON("\(path)?sdk=1.0", #"{"batch_id":"\#(batch)","client_id":"\#(client)","events":[\#(events.joined(separator: ","))]}"#)
     }
 
     private func decisions(_ fx: CatalogFixture) -> [[String: Any]] {
@@ -242,15 +243,17 @@ import TestRandomness
         #expect(Double(nT) / Double(nT + nC) < 0.45, "\(nT) vs \(nC)")
     }
 
-    /// SPEC §11.2 v5 through the real modeld: after an advance the new control cohort counts at
-    /// its next event, while the new treatment cohort has not checked and downloaded yet. That
-    /// lag raises no `srm` while the cohort settles; the same mismatch, lasting, is caught once
-    /// it has settled.
-    @Test func laggingTreatmentCohortAfterAnAdvance_raisesNoSRMUntilItSettles_thenIsCaught_SPEC11_2() throws {
+    /// SPEC §11.2 v5 through the real modeld, with the SRM count of docs/decisions/srm-counting.md.
+    /// After an advance every client's next batch rides on its check (`POST /latest`, as the
+    /// real client sends it), and the new treatment cohort's events still ran the baseline:
+    /// pending for the other decisions, but in the SRM test from that batch, so once the cohort
+    /// has settled the test sees 1:1 and raises no `srm` (v5's count raised it here). A real
+    /// mismatch in settled cohorts — new clients whose treatment half never reports — is caught.
+    @Test func laggingTreatmentCohortAfterAnAdvance_raisesNoSRM_aRealMismatchIsCaught_SPEC11_2() throws {
         let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
         let baseline = try #require(try fx.publish(try fx.randomFile())["id"] as? String)
         // `prove` holds at the last stage (an A/A run is not proven better): only srm ends this guard.
-        let settle = 30
+        let settle = 5
         let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[10,50],"goal":"prove","max_seconds":3600,"min_stage_seconds":1,"min_clients_per_arm":100,"tuning_clients":1000,"settle_seconds":\#(settle)}"#
         // A fixed id, as in the A/A test: seeded outcomes and the same arms every run.
         let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON, "--id", "2c6a8e04-5b7d-4f1e-a3c9-7d0b2e4f6a81"])["id"] as? String)
@@ -265,36 +268,41 @@ import TestRandomness
             release = try fx.curl("/admin/models/\(challenger)", fx.auth).json
             return release?["rollout_percent"] as? Int == 50
         }, "\(String(describing: release))")
-        let stageStarted = try #require((release?["guard"] as? [String: Any])?["stage_started_at"] as? String)
-        let parser = ISO8601DateFormatter()
-        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let stageStart = try #require(parser.date(from: stageStarted), "\(stageStarted)")
 
-        // Every client's next events, without a check: the new treatment cohort still runs the
-        // baseline (pending), the new control cohort counts.
+        // Every client's next check, carrying what it ran since: the new treatment cohort (buckets
+        // 10-49) is served the challenger at this check, its events ran the baseline.
         for i in 0..<2_000 {
             let client = "client-\(i)"
-            try report(connection, client: client, model: onChallenger.contains(client) ? challenger : baseline, batch: "b2", rate: 0.3, using: &random)
+            try report(connection, client: client, model: onChallenger.contains(client) ? challenger : baseline, batch: "b2", rate: 0.3,
+                       to: "/latest", using: &random)
         }
         var state: [String: Any]?
         func srm(_ document: [String: Any]?) -> [String: Any]? { document?["srm"] as? [String: Any] }
-        #expect(try ModeldServer.eventually(within: 10) {
+        func clients(_ document: [String: Any]?, _ arm: String) -> Int { ((document?["arms"] as? [String: [String: Any]])?[arm]?["clients"] as? Int) ?? 0 }
+        // Bounds of 90 s: the evaluator runs at SCHED_IDLE and starves on a loaded machine.
+        #expect(try ModeldServer.eventually(within: 90) {
             state = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json
             // About half the 2,000 clients (buckets 50-99, a fixed set for the fixed id) are control.
-            return ((state?["arms"] as? [String: [String: Any]])?["control"]?["clients"] as? Int ?? 0) >= 900
-        }, "the new control cohort is counted: \(String(describing: state))")
-        try #require(Date().timeIntervalSince(stageStart) < Double(settle) - 2, "the machine was too slow to look inside the settle window")
+            return clients(state, "control") >= 900 && srm(state)?["cohorts"] as? [Int] == [10, 50]
+        }, "the new cohorts are counted and settled: \(String(describing: state))")
         #expect(state?["status"] as? String == "healthy", "\(String(describing: state))")
-        #expect((srm(state)?["cohorts"] as? [Int])?.contains(50) == false, "\(String(describing: srm(state)))")
         #expect(!decisions(fx).contains { $0["rule"] as? String == "srm" })
+        let (inT, inC) = (srm(state)?["treatment"] as? Int ?? 0, srm(state)?["control"] as? Int ?? 0)
+        #expect(abs(inT - inC) < inC / 10, "the lagging cohort is in the SRM test: \(String(describing: srm(state)))")
+        // Clients checked at stage 10 before the advance: served the challenger only now.
+        #expect(inT - clients(state, "treatment") > 200, "the lagging clients are not among the counted ones: \(String(describing: state))")
         // The lagging treatment clients (at most buckets 10-49 of 2,000), not the 2,000 outsiders.
         let pending = try #require(state?["pending_clients"] as? Int)
         #expect(pending > 0 && pending < 1_000, "only the channel's clients: \(pending)")
+        let text = try fx.modelctl(["experiment", "status", challenger])
+        #expect(text.stdout.contains("srm:") && text.stdout.contains("(cohorts 10%, 50%)"), "\(text.stdout)")
 
-        // The same mismatch once the cohort has settled: caught, with both cohorts in the test.
-        #expect(try ModeldServer.eventually(within: Double(settle) + 20) {
+        // A real mismatch: 2,000 new clients check; those served the challenger never report.
+        _ = try simulate(fx, challenger: challenger, named: "late", dropsReport: { _, onChallenger in onChallenger }) { _ in 0.3 }
+        // The status and the decision's record are two writes: wait for both.
+        #expect(try ModeldServer.eventually(within: 90) {
             state = try fx.curl("/admin/models/\(challenger)/guard", fx.auth).json
-            return state?["status"] as? String == "srm"
+            return state?["status"] as? String == "srm" && decisions(fx).contains { $0["rule"] as? String == "srm" }
         }, "\(String(describing: state))")
         let record = try #require(decisions(fx).first { $0["rule"] as? String == "srm" })
         let figures = try #require(srm(record))
