@@ -75,7 +75,7 @@ extension ConsoleAssets {
     try {
       await call(method, url, json, part ? part.dataset.revision : undefined);
       say(done, false);
-      window.setTimeout(function () { window.location.reload(); }, 400);
+      refreshLive(true);   // the page shows the change at once, without a reload
     } catch (e) {
       button.disabled = false;
       if (e instanceof SessionEnded) { sessionEnded(); return; }
@@ -169,8 +169,8 @@ extension ConsoleAssets {
     });
   }
 
-  // The release page's live parts (state, rollout, actions, guard; SPEC §15.1) are drawn by
-  // the server and fetched again every 5 s. Each part is swapped whole, except the actions
+  // The release page's live parts (state, rollout, actions, guard, variants; SPEC §15.1) are
+  // drawn by the server and fetched again every 5 s and after each change made here. Each part is swapped whole, except the actions
   // while the operator is in them (typing a rollout): those keep the revision they were drawn
   // with, so submitting them after a change they do not show is refused (409), and `force`
   // (after that 409) swaps them too.
@@ -183,13 +183,18 @@ extension ConsoleAssets {
       if (r.status === 401) { window.clearInterval(timer); sessionEnded(); return; }
       if (!r.ok) return;
       const next = new DOMParser().parseFromString(await r.text(), "text/html");
+      const ids = Array.from(next.querySelectorAll("[data-part]")).map(function (part) { return part.id; });
+      live.querySelectorAll("[data-part]").forEach(function (old) {   // a part the release no longer has (actions once retired)
+        if (ids.indexOf(old.id) < 0) old.remove();
+      });
       next.querySelectorAll("[data-part]").forEach(function (part) {
         const old = document.getElementById(part.id);
         if (!force && old && old.contains(document.activeElement) && part.querySelector("form, input")) return;
-        if (old) old.replaceWith(document.adoptNode(part)); else live.appendChild(document.adoptNode(part));
-      });
-      live.querySelectorAll("[data-part]").forEach(function (old) {
-        if (!next.getElementById(old.id)) old.remove();
+        if (!old) { live.appendChild(document.adoptNode(part)); return; }
+        // an expanded <details> ("Add a variant") stays expanded
+        const open = Array.from(old.querySelectorAll("details")).map(function (d) { return d.open; });
+        part.querySelectorAll("details").forEach(function (d, i) { if (open[i]) d.open = true; });
+        old.replaceWith(document.adoptNode(part));
       });
     } catch (_) { /* the next tick tries again */ }
   }

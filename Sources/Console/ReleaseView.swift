@@ -15,12 +15,12 @@ public enum ReleaseView {
         body += "<div id=\"live\" data-src=\"/console/releases/\(r.id)/live\">"
         body += live(r, chunkList: chunkList, served: served, guardReport: guardReport, signature: signature, session: session, nowMillis: nowMillis)
         body += "</div>\n"
-        body += variants(r, steers: session.principal.role >= .publisher)
         return ConsolePage.document(title: "Release \(r.id.prefix(8))", view: .release, session: session, body: body)
     }
 
     /// Everything on the page the server can change (SPEC §15.1: state, rollout, guard): the
-    /// facts, the actions and the guard panel, fetched again by console.js every few seconds.
+    /// facts, the actions, the guard panel and the variants, fetched again by console.js every
+    /// few seconds and after each change made on the page.
     /// Each part (`data-part`) is swapped whole by its id; the parts with controls carry the
     /// release's revision, which their requests send as `If-Match`.
     public static func live(_ r: Release, chunkList: String?, served: ReleasesView.Served, guardReport: GuardReport?,
@@ -43,7 +43,7 @@ public enum ReleaseView {
         if let plan = r.guardPlan {
             body += GuardPanel.section(r, plan: plan, report: guardReport, steers: steers, nowMillis: nowMillis)
         }
-        return body
+        return body + variants(r, steers: steers)
     }
 
     static func requiresText(_ r: VariantRequirements) -> String {
@@ -80,7 +80,7 @@ public enum ReleaseView {
 
     static func variants(_ r: Release, steers: Bool) -> String {
         let live = r.variants.filter { $0.removedAt == nil }
-        var html = "<section aria-labelledby=\"variants-h\"><h2 id=\"variants-h\">Variants</h2>\n"
+        var html = "<section id=\"variants\" data-part aria-labelledby=\"variants-h\"><h2 id=\"variants-h\">Variants</h2>\n"
         if live.isEmpty {
             html += "<p>No variants: every client gets the release's own file.</p>\n"
         } else {
