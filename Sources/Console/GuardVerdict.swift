@@ -30,7 +30,7 @@ public struct GuardVerdict: Sendable {
         func at(_ word: String) -> String { d.map { "\(word) \(Self.clock($0.time))" } ?? word }
         switch status {
         case .collecting:
-            guard let p = latest else { return "collecting at \(stage) %: no evaluation yet" }
+            guard let p = latest, p.treatment.clients + p.control.clients > 0 else { return "collecting at \(stage) %: no client counted yet" }
             return "collecting at \(stage) %: \(figures(p)) — no verdict before \(Self.count(plan.minClientsPerArm)) clients per arm"
         case .healthy:
             let p = latest

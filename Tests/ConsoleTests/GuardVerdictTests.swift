@@ -34,7 +34,9 @@ import Testing
     }
 
     @Test func runningStatuses_sayWhereTheGuardStands() throws {
-        #expect(GuardVerdict(plan: try plan(.collecting), stage: 5, points: []).text == "collecting at 5 %: no evaluation yet")
+        #expect(GuardVerdict(plan: try plan(.collecting), stage: 5, points: []).text == "collecting at 5 %: no client counted yet")
+        let empty = point(nil, means: (0, 0), clients: (0, 0), delta: nil, bound: nil)
+        #expect(GuardVerdict(plan: try plan(.collecting), stage: 5, points: [empty]).text == "collecting at 5 %: no client counted yet")
         let early = point(nil, stage: 5, means: (0.12, 0.115), clients: (312, 298), delta: 0.005, bound: 0.041)
         #expect(GuardVerdict(plan: try plan(.collecting), stage: 5, points: [early]).text
                 == "collecting at 5 %: 12.0 % vs 11.5 %, Δ +0.005 ± 0.041 — no verdict before 1,000 clients per arm")
