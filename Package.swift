@@ -107,7 +107,7 @@ let package = Package(
         // Guarded rollouts, the files: experiments from the catalog, the event tail, the decision
         // log and state files, the §11.5 status document. Shared by modeld's evaluator and
         // modelctl (offline status, manual overrides); no sockets, no scheduling.
-        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "JSONSupport", "ModelCatalog", "ReleaseSelection"]),
+        .target(name: "GuardRuntime", dependencies: ["DurableFiles", "EventStore", "Guardrails", "HTTPWire", "JSONSupport", "ModelCatalog", "ReleaseSelection"]),
         // Seeded generators (SplitMix64, xoshiro256**): the same numbers on every machine, for
         // simulations that replay from their seed (the fleet simulator's and the tests').
         .target(name: "Randomness"),
@@ -201,7 +201,7 @@ let package = Package(
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "GuardSimulationTests", dependencies: ["GuardSimulation", "GuardRuntime", "Guardrails", "JSONSupport"]),
         .testTarget(name: "ModeldCoreTests", dependencies: ["AccessTokens", "Console", "ModeldCore", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "GuardRuntime", "Guardrails"]),
-        .testTarget(name: "ConsoleTests", dependencies: ["AccessTokens", "Console", "ModelCatalog"]),
+        .testTarget(name: "ConsoleTests", dependencies: ["AccessTokens", "Console", "Guardrails", "ModelCatalog"]),
         .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "ContentDigest", "DurableFiles"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
         .testTarget(name: "ModeldClientTests", dependencies: ["ContentDigest", "ModeldClient", "BinaryText", "CivilTime", "ReleaseSelection", "SelectionVectors"]),

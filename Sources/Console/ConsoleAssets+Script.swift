@@ -27,6 +27,8 @@ extension ConsoleAssets {
   }
 
   class SessionEnded extends Error {}
+  // 409 `conflict`: the release changed since the page showed it (SPEC §15.1).
+  class Stale extends Error {}
 
   // The SPEC §10 error shape, {"error":code,"message":text}, or whatever the body was.
   function describe(xhrStatus, body) {
@@ -37,13 +39,17 @@ extension ConsoleAssets {
     return xhrStatus + " " + (body || "no answer");
   }
 
-  async function call(method, url, json) {
+  // `revision`: the release's revision the page showed, sent as If-Match, so a change based on
+  // a state the page no longer shows is refused (409) instead of undoing what it did not see.
+  async function call(method, url, json, revision) {
     const headers = { "X-CSRF-Token": csrf };
     if (json !== undefined) headers["Content-Type"] = "application/json";
+    if (revision) headers["If-Match"] = '"' + revision + '"';
     const r = await fetch(url, { method: method, headers: headers, credentials: "same-origin",
                                  body: json === undefined ? undefined : JSON.stringify(json) });
     const text = await r.text();
     if (r.status === 401) throw new SessionEnded();
+    if (r.status === 409 && text.indexOf('"conflict"') >= 0) throw new Stale(describe(r.status, text));
     if (!r.ok) throw new Error(describe(r.status, text));
     return text;
   }
@@ -60,16 +66,25 @@ extension ConsoleAssets {
     });
   }
 
-  async function act(button, method, url, json, done) {
-    if (button.dataset.confirm && !(await confirmAction(button.dataset.confirm))) return;
+  // `control` asks for confirmation when it has data-confirm; the revision is that of the
+  // live part it belongs to, as the page last drew it.
+  async function act(control, button, method, url, json, done) {
+    if (control.dataset.confirm && !(await confirmAction(control.dataset.confirm))) return;
+    const part = control.closest("[data-revision]");
     button.disabled = true;
     try {
-      await call(method, url, json);
+      await call(method, url, json, part ? part.dataset.revision : undefined);
       say(done, false);
-      window.setTimeout(function () { window.location.reload(); }, 400);
+      refreshLive(true);   // the page shows the change at once, without a reload
     } catch (e) {
-      if (e instanceof SessionEnded) sessionEnded(); else say(e.message, true);
       button.disabled = false;
+      if (e instanceof SessionEnded) { sessionEnded(); return; }
+      if (e instanceof Stale) {
+        say(e.message + " The page now shows the release as it is; check it and try again.", true);
+        refreshLive(true);
+        return;
+      }
+      say(e.message, true);
     }
   }
 
@@ -118,30 +133,30 @@ extension ConsoleAssets {
     form.addEventListener("submit", function (e) { e.preventDefault(); upload(form); });
   });
 
-  const rollout = document.getElementById("rollout");
-  if (rollout) {
-    rollout.addEventListener("submit", function (e) {
-      e.preventDefault();
-      const percent = Number(rollout.elements.rollout_percent.value);
-      act(rollout.querySelector("button"), "PATCH", "/admin/models/" + rollout.dataset.release,
-          { rollout_percent: percent }, "Rollout set to " + percent + "%");
-    });
-  }
+  // Delegated from the document: the live refresh replaces these controls with new ones.
+  document.addEventListener("submit", function (e) {
+    const rollout = e.target.closest("form#rollout");
+    if (!rollout) return;
+    e.preventDefault();
+    const percent = Number(rollout.elements.rollout_percent.value);
+    act(rollout, rollout.querySelector("button"), "PATCH", "/admin/models/" + rollout.dataset.release,
+        { rollout_percent: percent }, "Rollout set to " + percent + "%");
+  });
 
-  document.querySelectorAll("button[data-state]").forEach(function (b) {
-    b.addEventListener("click", function () {
-      act(b, "PATCH", "/admin/models/" + b.dataset.release, { state: b.dataset.state },
+  document.addEventListener("click", function (e) {
+    const b = e.target.closest("button");
+    if (!b) return;
+    if (b.dataset.state) {
+      act(b, b, "PATCH", "/admin/models/" + b.dataset.release, { state: b.dataset.state },
           b.dataset.state === "paused" ? "Paused" : "Resumed");
-    });
-  });
-  document.querySelectorAll("button[data-retire]").forEach(function (b) {
-    b.addEventListener("click", function () { act(b, "DELETE", "/admin/models/" + b.dataset.retire, undefined, "Retired"); });
-  });
-  document.querySelectorAll("button[data-remove-variant]").forEach(function (b) {
-    b.addEventListener("click", function () {
-      act(b, "DELETE", "/admin/models/" + b.dataset.release + "/variants/" + encodeURIComponent(b.dataset.removeVariant),
+    } else if (b.dataset.retire) {
+      act(b, b, "DELETE", "/admin/models/" + b.dataset.retire, undefined, "Retired");
+    } else if (b.dataset.stopGuard) {
+      act(b, b, "DELETE", "/admin/models/" + b.dataset.stopGuard + "/guard", undefined, "Guard stopped");
+    } else if (b.dataset.removeVariant) {
+      act(b, b, "DELETE", "/admin/models/" + b.dataset.release + "/variants/" + encodeURIComponent(b.dataset.removeVariant),
           undefined, "Variant removed");
-    });
+    }
   });
 
   const signOut = document.getElementById("sign-out");
@@ -154,18 +169,36 @@ extension ConsoleAssets {
     });
   }
 
-  // The guard chart is drawn by the server; while the page is open it is fetched again every
-  // 5 s (SPEC §15: at least every 10 s).
-  const guard = document.getElementById("guard");
-  if (guard) {
-    const timer = window.setInterval(async function () {
-      try {
-        const r = await fetch(guard.dataset.src, { credentials: "same-origin", cache: "no-store" });
-        if (r.status === 401) { window.clearInterval(timer); sessionEnded(); return; }
-        if (r.ok) guard.innerHTML = await r.text();
-      } catch (_) { /* the next tick tries again */ }
-    }, 5000);
+  // The release page's live parts (state, rollout, actions, guard, variants; SPEC §15.1) are
+  // drawn by the server and fetched again every 5 s and after each change made here. Each part is swapped whole, except the actions
+  // while the operator is in them (typing a rollout): those keep the revision they were drawn
+  // with, so submitting them after a change they do not show is refused (409), and `force`
+  // (after that 409) swaps them too.
+  const live = document.getElementById("live");
+  let timer = null;
+  async function refreshLive(force) {
+    if (!live) return;
+    try {
+      const r = await fetch(live.dataset.src, { credentials: "same-origin", cache: "no-store" });
+      if (r.status === 401) { window.clearInterval(timer); sessionEnded(); return; }
+      if (!r.ok) return;
+      const next = new DOMParser().parseFromString(await r.text(), "text/html");
+      const ids = Array.from(next.querySelectorAll("[data-part]")).map(function (part) { return part.id; });
+      live.querySelectorAll("[data-part]").forEach(function (old) {   // a part the release no longer has (actions once retired)
+        if (ids.indexOf(old.id) < 0) old.remove();
+      });
+      next.querySelectorAll("[data-part]").forEach(function (part) {
+        const old = document.getElementById(part.id);
+        if (!force && old && old.contains(document.activeElement) && part.querySelector("form, input")) return;
+        if (!old) { live.appendChild(document.adoptNode(part)); return; }
+        // an expanded <details> ("Add a variant") stays expanded
+        const open = Array.from(old.querySelectorAll("details")).map(function (d) { return d.open; });
+        part.querySelectorAll("details").forEach(function (d, i) { if (open[i]) d.open = true; });
+        old.replaceWith(document.adoptNode(part));
+      });
+    } catch (_) { /* the next tick tries again */ }
   }
+  if (live) timer = window.setInterval(function () { refreshLive(false); }, 5000);
 })();
 """#
 }

@@ -41,5 +41,6 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}dt{colo
 ul.plain{list-style:none;margin:0;padding:0}.share{display:inline-block;min-width:64px;text-align:right;font-weight:600;font-variant-numeric:tabular-nums}
 .state.shadowed{background:#e4e7eb;color:var(--muted)}
 dialog{border:1px solid var(--line);border-radius:8px;padding:16px 20px}
+.verdict{font-size:15px;font-weight:600;margin:6px 0}.verdict.paused_regression,.verdict.srm,.verdict.no_data{color:var(--bad)}.verdict.promoted{color:var(--ok)}
 """#
 }

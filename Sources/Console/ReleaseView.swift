@@ -9,16 +9,28 @@ import ModelCatalog
 /// actions on it. Every action is a call to the admin API made by console.js.
 public enum ReleaseView {
     public static func page(_ r: Release, chunkList: String?, served: ReleasesView.Served, guardReport: GuardReport?,
-                            signature: String, session: ConsoleSession) -> String {
+                            signature: String, session: ConsoleSession, nowMillis: Int64) -> String {
+        var body = "<h1>Release <code>\(r.id)</code></h1>\n"
+        body += "<p class=\"sub\">\(HTMLPage.escape(r.label.isEmpty ? "no label" : r.label)) · channel \(HTMLPage.escape(r.channel)) · seq \(r.seq)</p>\n"
+        body += "<div id=\"live\" data-src=\"/console/releases/\(r.id)/live\">"
+        body += live(r, chunkList: chunkList, served: served, guardReport: guardReport, signature: signature, session: session, nowMillis: nowMillis)
+        body += "</div>\n"
+        return ConsolePage.document(title: "Release \(r.id.prefix(8))", view: .release, session: session, body: body)
+    }
+
+    /// Everything on the page the server can change (SPEC §15.1: state, rollout, guard): the
+    /// facts, the actions, the guard panel and the variants, fetched again by console.js every
+    /// few seconds and after each change made on the page.
+    /// Each part (`data-part`) is swapped whole by its id; the parts with controls carry the
+    /// release's revision, which their requests send as `If-Match`.
+    public static func live(_ r: Release, chunkList: String?, served: ReleasesView.Served, guardReport: GuardReport?,
+                            signature: String, session: ConsoleSession, nowMillis: Int64) -> String {
         // SPEC §15.1: a viewer's page shows the release without a control it may not use.
         let steers = session.principal.role >= .publisher
-        let id = r.id
-        var body = "<h1>Release <code>\(id)</code></h1>\n"
-        body += "<p class=\"sub\">\(HTMLPage.escape(r.label.isEmpty ? "no label" : r.label)) · channel \(HTMLPage.escape(r.channel)) · seq \(r.seq)</p>\n"
-        body += "<dl class=\"facts\">"
+        var body = "<dl class=\"facts\" id=\"facts\" data-part>"
         func fact(_ k: String, _ v: String) { body += "<dt>\(k)</dt><dd>\(v)</dd>" }
         fact("State", "<span class=\"state \(r.state.rawValue)\" id=\"state\">\(r.state.rawValue)</span>")
-        fact("Rollout", "\(r.rolloutPercent)%")
+        fact("Rollout", "<span id=\"rollout-now\">\(r.rolloutPercent)%</span>")
         fact("SDK range", ReleasesView.sdkRange(r))
         fact("File", "<a href=\"/models/\(HTMLPage.escape(r.file))\">\(HTMLPage.escape(r.file))</a> · \(ConsolePage.bytes(r.size)) · \(HTMLPage.escape(r.contentType))")
         fact("SHA-256", "<code>\(r.sha256)</code>")
@@ -28,18 +40,10 @@ public enum ReleaseView {
         fact("Served today", "\(ByteFormat.requests(served.requests)), \(ConsolePage.bytes(served.bytes))")
         body += "</dl>\n"
         if r.state != .retired && steers { body += actions(r) }
-        body += variants(r, steers: steers)
-        if let guardReport {
-            body += "<section aria-labelledby=\"guard-h\"><h2 id=\"guard-h\">Guard</h2>\n"
-            body += "<div id=\"guard\" data-src=\"/console/releases/\(id)/guard\">\(guardFragment(guardReport))</div></section>\n"
+        if let plan = r.guardPlan {
+            body += GuardPanel.section(r, plan: plan, report: guardReport, steers: steers, nowMillis: nowMillis)
         }
-        return ConsolePage.document(title: "Release \(id.prefix(8))", view: .release, session: session, body: body)
-    }
-
-    /// What the live refresh replaces: the §11.5 chart and the decision table, server-drawn.
-    public static func guardFragment(_ report: GuardReport) -> String {
-        "<p>Status <strong id=\"guard-status\">\(HTMLPage.escape(report.status))</strong> · \(report.points.count) recorded point\(report.points.count == 1 ? "" : "s")</p>\n"
-            + "<div class=\"chart\">" + report.chart() + "</div>" + report.table()
+        return body + variants(r, steers: steers)
     }
 
     static func requiresText(_ r: VariantRequirements) -> String {
@@ -48,11 +52,14 @@ public enum ReleaseView {
         return w.string
     }
 
+    /// Rollout, pause or resume, retire. A change that stops a running guard, or resumes a
+    /// release its guard paused, says so in its confirmation (SPEC §11.4, §15.1).
     static func actions(_ r: Release) -> String {
         let id = r.id
-        var html = "<section aria-labelledby=\"actions-h\"><h2 id=\"actions-h\">Actions</h2>\n"
+        let stopsGuard = r.hasRunningGuard ? " The guard will stop: it records manual_override and no longer advances, pauses or promotes this release." : ""
+        var html = "<section id=\"actions\" data-part data-revision=\"\(r.revision.opaque)\" aria-labelledby=\"actions-h\"><h2 id=\"actions-h\">Actions</h2>\n"
         html += """
-        <form id="rollout" data-release="\(id)" class="inline">
+        <form id="rollout" data-release="\(id)" class="inline"\(stopsGuard.isEmpty ? "" : " data-confirm=\"Set the rollout by hand?\(stopsGuard)\"")>
         <label for="rollout-percent">Rollout %</label>
         <input id="rollout-percent" name="rollout_percent" type="number" min="0" max="100" value="\(r.rolloutPercent)" required>
         <button type="submit">Set rollout</button>
@@ -60,17 +67,20 @@ public enum ReleaseView {
         <div class="buttons">
         """
         if r.state == .active {
-            html += "<button type=\"button\" data-state=\"paused\" data-release=\"\(id)\" data-confirm=\"Pause this release? Clients fall back to the previous eligible release at once.\">Pause</button>"
+            html += "<button type=\"button\" data-state=\"paused\" data-release=\"\(id)\" data-confirm=\"Pause this release? Clients fall back to the previous eligible release at once.\(stopsGuard)\">Pause</button>"
+        } else if r.guardPlan?.pausedItsRelease == true {
+            html += "<button type=\"button\" data-state=\"active\" data-release=\"\(id)\" data-confirm=\"Resume anyway? The guard paused this release (\(r.guardPlan?.runtime.status.rawValue ?? "")). "
+                + "Resuming serves it again and stops the guard: it records manual_override and no longer watches this release.\">Resume anyway</button>"
         } else {
             html += "<button type=\"button\" data-state=\"active\" data-release=\"\(id)\">Resume</button>"
         }
-        html += " <button type=\"button\" class=\"danger\" data-retire=\"\(id)\" data-confirm=\"Retire this release? This cannot be undone.\">Retire</button>"
+        html += " <button type=\"button\" class=\"danger\" data-retire=\"\(id)\" data-confirm=\"Retire this release? This cannot be undone.\(stopsGuard)\">Retire</button>"
         return html + "</div></section>\n"
     }
 
     static func variants(_ r: Release, steers: Bool) -> String {
         let live = r.variants.filter { $0.removedAt == nil }
-        var html = "<section aria-labelledby=\"variants-h\"><h2 id=\"variants-h\">Variants</h2>\n"
+        var html = "<section id=\"variants\" data-part aria-labelledby=\"variants-h\"><h2 id=\"variants-h\">Variants</h2>\n"
         if live.isEmpty {
             html += "<p>No variants: every client gets the release's own file.</p>\n"
         } else {

@@ -1,4 +1,5 @@
 import Guardrails
+import HTTPWire
 import ModelCatalog
 
 /// A manual change of a release's rollout or state — `PATCH`/`DELETE /admin/models/ID` and
@@ -10,11 +11,36 @@ import ModelCatalog
 /// whether or not an evaluator ever saw the guard (a change right after the guarded publish,
 /// on a replica, offline, or while no instance evaluates).
 public enum ManualChange {
-    public static func apply(_ patch: ReleasePatch, to id: String, store: CatalogStore, records: GuardRecords,
-                             now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+    /// `ifRevision`: the `If-Match` of the request (SPEC §15.1); a release that changed since
+    /// → 409 `conflict` and nothing changes.
+    public static func apply(_ patch: ReleasePatch, to id: String, ifRevision: EntityTagList? = nil, store: CatalogStore,
+                             records: GuardRecords, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try change(id, ifRevision: ifRevision, store: store, records: records, now: now) { (catalog) throws(CatalogError) in
+            try catalog.apply(patch, to: id, now: now)
+        }
+    }
+
+    /// `DELETE /admin/models/ID` and `modelctl retire`: retired is final.
+    public static func retire(_ id: String, ifRevision: EntityTagList? = nil, store: CatalogStore, records: GuardRecords,
+                              now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try apply(ReleasePatch(state: .retired), to: id, ifRevision: ifRevision, store: store, records: records, now: now)
+    }
+
+    /// `DELETE /admin/models/ID/guard`, the console's "Stop guard": rollout and state stay, the
+    /// guard stops and records `manual_override`, as after any manual change.
+    public static func stopGuard(_ id: String, ifRevision: EntityTagList? = nil, store: CatalogStore, records: GuardRecords,
+                                 now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
+        try change(id, ifRevision: ifRevision, store: store, records: records, now: now) { (catalog) throws(CatalogError) in
+            try catalog.stopGuard(id: id)
+        }
+    }
+
+    private static func change(_ id: String, ifRevision: EntityTagList?, store: CatalogStore, records: GuardRecords, now: Timestamp,
+                               _ body: (inout Catalog) throws(CatalogError) -> Release) throws(CatalogError) -> Versioned<Release> {
         let change = try store.mutateVersioned({ (catalog) throws(CatalogError) -> Change in
+            try catalog.check(ifRevision, of: id)
             let before = catalog.release(id: id)?.guardPlan?.runtime.status
-            let release = try catalog.apply(patch, to: id, now: now)
+            let release = try body(&catalog)
             let after = release.guardPlan?.runtime.status
             return Change(release: release, stoppedGuard: before != .stopped && after == .stopped)
         }, whileLocked: { (change) throws(CatalogError) in
@@ -26,11 +52,6 @@ public enum ManualChange {
             }
         })
         return Versioned(change.value.release, catalogVersion: change.catalogVersion, publicBaseURL: change.publicBaseURL)
-    }
-
-    /// `DELETE /admin/models/ID` and `modelctl retire`: retired is final.
-    public static func retire(_ id: String, store: CatalogStore, records: GuardRecords, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
-        try apply(ReleasePatch(state: .retired), to: id, store: store, records: records, now: now)
     }
 
     private struct Change: Sendable {

@@ -22,12 +22,19 @@ extension GuardReport {
 
     static let treatmentColor = "#3e7cb1", controlColor = "#d9822b", deltaColor = "#2f9e72"
 
-    /// Two panels over one time axis: the arm means above, Δ̂ inside its band Δ̂ ± h₁ below.
+    /// Two panels over one time axis: the arm means above, Δ̂ inside its band Δ̂ ± h₁ below;
+    /// the decisions' labels under them, in as many rows as keep them apart (`LabelLayout`).
     public func chart() -> String {
-        let width = 960, left = 70, right = 20, panelH = 170, top1 = 40, top2 = 270, height = 480
+        let width = 960, left = 70, right = 20, panelH = 170, top1 = 40, top2 = 270, rowH = 15
         let plotW = width - left - right
         let t0 = points.first?.at ?? 0, span = (points.last?.at ?? 0) - t0
         func x(_ p: Point) -> Int { span == 0 ? left + plotW / 2 : left + Int(Double(p.at - t0) / Double(span) * Double(plotW)) }
+        // Labels near the right edge end at their line, so they stay inside the chart.
+        let decisions = points.filter { $0.rule != nil }.map { p in
+            (point: p, x: x(p), nearRight: x(p) > left + plotW * 4 / 5, text: Self.decisionLabel(p))
+        }
+        let rows = LabelLayout.rows(decisions.map { LabelLayout.span($0.text, x: $0.nearRight ? $0.x - 3 : $0.x + 3, alignEnd: $0.nearRight) })
+        let height = top2 + panelH + 40 + (rows.max() ?? 0) * rowH
 
         var svg = "<svg width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"arm means and delta over time\">"
         let means = points.flatMap { [$0.treatment.mean, $0.control.mean].compactMap { $0 } }
@@ -39,12 +46,13 @@ extension GuardReport {
         svg += "<text x=\"\(left)\" y=\"\(top2 - 8)\">Δ̂ = treatment − control, <tspan fill=\"\(Self.deltaColor)\">band Δ̂ ± h₁</tspan></text>"
 
         // Decisions first, so the data draws over their markers.
-        for p in points where p.rule != nil {
-            let px = x(p), nearRight = px > left + plotW * 4 / 5
-            let stroke = p.rule == "pause" || p.rule == "srm" ? "#c53030" : "#9aa5b1"
-            svg += "<line x1=\"\(px)\" y1=\"\(top1)\" x2=\"\(px)\" y2=\"\(top2 + panelH)\" stroke=\"\(stroke)\" stroke-dasharray=\"4 3\"/>"
-            // Labels near the right edge end at their line, so they stay inside the chart.
-            svg += "<text x=\"\(nearRight ? px - 3 : px + 3)\" y=\"\(top2 + panelH + 16)\"\(nearRight ? " text-anchor=\"end\"" : "")>\(HTMLPage.escape(Self.decisionLabel(p)))</text>"
+        for (d, row) in zip(decisions, rows) {
+            let px = d.x, labelY = top2 + panelH + 16 + row * rowH
+            let stroke = d.point.rule == "pause" || d.point.rule == "srm" ? "#c53030" : "#9aa5b1"
+            // The line runs down to its label's row, so a stacked label still points at its decision.
+            svg += "<line x1=\"\(px)\" y1=\"\(top1)\" x2=\"\(px)\" y2=\"\(labelY - 4)\" stroke=\"\(stroke)\" stroke-dasharray=\"4 3\"/>"
+            svg += "<text class=\"decision-label\" x=\"\(d.nearRight ? px - 3 : px + 3)\" y=\"\(labelY)\"\(d.nearRight ? " text-anchor=\"end\"" : "")>"
+                + "\(HTMLPage.escape(d.text))</text>"
         }
         let withDelta = points.filter { $0.delta != nil }
         if !withDelta.isEmpty {

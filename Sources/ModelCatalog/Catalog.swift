@@ -151,7 +151,7 @@ public struct Catalog: Equatable, Sendable {
     public mutating func apply(_ patch: ReleasePatch, to id: String, now: Timestamp) throws(CatalogError) -> Release {
         let i = try index(of: id)
         var r = releases[i]
-        guard r.state != .retired else { throw CatalogError(.retired, parameter: "state", "release \(r.id) is retired and cannot change") }
+        guard r.state != .retired else { throw .retired(r.id) }
         if r.guardStops(on: patch) { r.guardPlan?.runtime.status = .stopped }
         if let plan = patch.guardPlan {
             guard r.rolloutPercent < 100 else {
@@ -192,6 +192,21 @@ public struct Catalog: Equatable, Sendable {
         if pause { r.state = .paused }
         releases[i] = r
         return r
+    }
+
+    /// "Stop guard" (`DELETE /admin/models/ID/guard`): the operator takes the rollout over where
+    /// it stands — rollout and state unchanged, `guard.status` `stopped` (SPEC §11.4, as after any
+    /// manual change). 404 without a guard; 409 `conflict` when the guard no longer runs, so a
+    /// finished guard's verdict is never overwritten.
+    public mutating func stopGuard(id: String) throws(CatalogError) -> Release {
+        let i = try index(of: id)
+        guard releases[i].state != .retired else { throw .retired(releases[i].id) }
+        guard let plan = releases[i].guardPlan else { throw CatalogError(.notFound, parameter: "id", "release \(releases[i].id) has no guard") }
+        guard releases[i].hasRunningGuard else {
+            throw CatalogError(.conflict, parameter: "guard", "the guard of \(releases[i].id) is not running (status \(plan.runtime.status.rawValue))")
+        }
+        releases[i].guardPlan?.runtime.status = .stopped
+        return releases[i]
     }
 
     public mutating func retire(id: String, now: Timestamp) throws(CatalogError) -> Release {
@@ -357,6 +372,11 @@ private struct PatchDTO: Decodable {
 }
 
 extension CatalogError {
+    /// 409 `retired`: retired is final (SPEC §7.1).
+    static func retired(_ id: String) -> CatalogError {
+        CatalogError(.retired, parameter: "state", "release \(id) is retired and cannot change")
+    }
+
     /// 409 `id_in_use`: ids are never reused (SPEC §3).
     public static func idInUse(_ id: String) -> CatalogError {
         CatalogError(.idInUse, parameter: "id", "release id \(id) is already in the catalog")

@@ -7,6 +7,7 @@ public struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible 
         case retired = "retired"                       // 409
         case experimentRunning = "experiment_running"  // 409: another running guard covers the same clients
         case baseURLMismatch = "base_url_mismatch"     // 409: the writer's public_base_url is not the catalog's
+        case conflict = "conflict"                     // 409: the change was based on a revision the release no longer has
         case notFound = "not_found"                    // 404
         case sha256Mismatch = "sha256_mismatch"        // 422
         case insufficientStorage = "insufficient_storage" // 507
@@ -29,7 +30,7 @@ public struct CatalogError: Error, Equatable, Sendable, CustomStringConvertible 
         switch code {
         case .invalidParameter: return 400
         case .notFound: return 404
-        case .idInUse, .retired, .experimentRunning, .baseURLMismatch: return 409
+        case .idInUse, .retired, .experimentRunning, .baseURLMismatch, .conflict: return 409
         case .sha256Mismatch: return 422
         case .insufficientStorage: return 507
         case .corruptCatalog, .io: return 500

@@ -92,7 +92,7 @@ struct AdminResponder: Sendable {
         guard let r = served.catalog.release(id: id) else {
             return Response.error(404, "not_found", "no release \(id)")
         }
-        return json(200, r.adminJSON(publicBaseURL: served.publicBaseURL, catalogVersion: served.catalog.catalogVersion))
+        return json(200, r.adminJSON(publicBaseURL: served.publicBaseURL, catalogVersion: served.catalog.catalogVersion), revision: r.revision)
     }
 
     /// `GET /admin/live[?channel=C]` (SPEC §15.1): what the served catalog answers now, per
@@ -210,7 +210,9 @@ struct AdminResponder: Sendable {
         return parameters
     }
 
-    func patch(_ id: String, _ exchange: Exchange, _ caller: Caller) -> HeadDecision {
+    func patch(_ id: String, _ head: RequestHead, _ exchange: Exchange, _ caller: Caller) -> HeadDecision {
+        let basedOn: EntityTagList?
+        do throws(CatalogError) { basedOn = try Self.basedOn(head) } catch { return .respond(Self.errorResponse(error)) }
         exchange.setBodyHandler { [self] body, _ in
             do throws(CatalogError) {
                 let p = try ReleasePatch(json: body)
@@ -219,14 +221,15 @@ struct AdminResponder: Sendable {
                     // copy of the served catalog, and catalog.json is not rewritten.
                     let served = catalog.served.snapshot
                     var copy = served.catalog
+                    try copy.check(basedOn, of: id)
                     let release = try copy.apply(p, to: id, now: .now())
                     exchange.complete(json(200, release.adminJSON(publicBaseURL: served.publicBaseURL,
-                                                                  catalogVersion: served.catalog.catalogVersion)))
+                                                                  catalogVersion: served.catalog.catalogVersion), revision: release.revision))
                 } else {
                     let action = AuditEntry.action(forPatch: p)
                     BlockingWork.run { [self] in
                         exchange.complete(mutate(id, caller, action) { (id: String) throws(CatalogError) -> Versioned<Release> in
-                            try ManualChange.apply(p, to: id, store: store, records: GuardRecords(dataDir: dataDir))
+                            try ManualChange.apply(p, to: id, ifRevision: basedOn, store: store, records: GuardRecords(dataDir: dataDir))
                         })
                     }
                 }
@@ -238,10 +241,27 @@ struct AdminResponder: Sendable {
     }
 
     /// `DELETE /admin/models/ID` (may block: the catalog and guard files are written).
-    func retire(_ id: String, _ caller: Caller) -> Response {
+    func retire(_ id: String, _ head: RequestHead, _ caller: Caller) -> Response {
         mutate(id, caller, "retire") { (id: String) throws(CatalogError) -> Versioned<Release> in
-            try ManualChange.retire(id, store: store, records: GuardRecords(dataDir: dataDir))
+            try ManualChange.retire(id, ifRevision: try Self.basedOn(head), store: store, records: GuardRecords(dataDir: dataDir))
         }
+    }
+
+    /// `DELETE /admin/models/ID/guard`: "Stop guard" (may block, as retire).
+    func stopGuard(_ id: String, _ head: RequestHead, _ caller: Caller) -> Response {
+        mutate(id, caller, "stop_guard") { (id: String) throws(CatalogError) -> Versioned<Release> in
+            try ManualChange.stopGuard(id, ifRevision: try Self.basedOn(head), store: store, records: GuardRecords(dataDir: dataDir))
+        }
+    }
+
+    /// `If-Match`: the revision of the release a change was based on (SPEC §15.1; the release's
+    /// `ETag`). Absent: the change is unconditional, as for modelctl.
+    private static func basedOn(_ head: RequestHead) throws(CatalogError) -> EntityTagList? {
+        guard let value = head.headers["If-Match"] else { return nil }
+        guard let list = EntityTagList.parse(value) else {
+            throw CatalogError(.invalidParameter, parameter: "If-Match", "must be * or a list of entity tags")
+        }
+        return list
     }
 
     /// `DELETE /admin/models/ID/variants/NAME` (may block, as retire).
@@ -262,7 +282,7 @@ struct AdminResponder: Sendable {
             let release = try change(id)
             watcher.reloadNow()
             caller.record(action, release: id, before: before, after: release.value)
-            return json(200, release.adminJSON())
+            return json(200, release.adminJSON(), revision: release.value.revision)
         } catch {
             return Self.errorResponse(error)
         }
@@ -270,8 +290,11 @@ struct AdminResponder: Sendable {
 
     // MARK: helpers
 
-    private func json(_ status: Int, _ body: [UInt8]) -> Response {
-        Response(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: body)
+    /// `revision`: the release's `ETag`, what a change based on this answer sends as `If-Match`.
+    private func json(_ status: Int, _ body: [UInt8], revision: EntityTag? = nil) -> Response {
+        var r = Response(status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"], body: body)
+        if let revision { r.headers.append("ETag", revision.headerValue) }
+        return r
     }
 
     /// The SPEC §10 shape for a catalog error; storage failures other than ENOSPC are 503.

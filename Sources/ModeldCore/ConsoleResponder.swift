@@ -126,27 +126,28 @@ struct ConsoleResponder: Sendable {
     }
 
     func release(_ id: String, _ head: RequestHead) -> Response {
-        signedIn(head) { release(id, $0) }
+        signedIn(head) { session in
+            render(id) { page(200, ReleaseView.page($0, chunkList: $1, served: $2, guardReport: $3, signature: signature, session: session, nowMillis: $4)) }
+        }
     }
 
-    private func release(_ id: String, _ session: ConsoleSession) -> Response {
+    /// The page's live parts only (state, rollout, actions, guard), fetched by console.js every
+    /// few seconds (SPEC §15.1).
+    func liveFragment(_ id: String, _ head: RequestHead) -> Response {
+        signedIn(head) { session in
+            render(id) { page(200, ReleaseView.live($0, chunkList: $1, served: $2, guardReport: $3, signature: signature, session: session, nowMillis: $4)) }
+        }
+    }
+
+    /// What the release page and its live parts are drawn from, read now; 404 for an unknown id.
+    private func render(_ id: String, _ draw: (Release, String?, ReleasesView.Served, GuardReport?, Int64) -> Response) -> Response {
         guard let r = catalog.served.snapshot.catalog.release(id: id) else {
             return Self.secured(Response.error(404, "not_found", "no release \(id)"))
         }
         let chunks = r.file + ".chunks"
-        let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)[r.id] ?? .init()
-        return page(200, ReleaseView.page(r, chunkList: Glibc.access(modelsDir + "/" + chunks, F_OK) == 0 ? chunks : nil, served: served,
-                                          guardReport: guardReport(r.id), signature: signature, session: session))
-    }
-
-    /// The chart and decisions only, fetched by console.js every few seconds.
-    func guardFragment(_ id: String, _ head: RequestHead) -> Response {
-        signedIn(head) { _ in guardFragment(id) }
-    }
-
-    private func guardFragment(_ id: String) -> Response {
-        guard let report = guardReport(id) else { return Self.secured(Response.error(404, "not_found", "release \(id) has no guard")) }
-        return page(200, ReleaseView.guardFragment(report))
+        let now = Timestamp.now().millisecondsSinceEpoch
+        let served = servedToday.counts(nowMillis: now)[r.id] ?? .init()
+        return draw(r, Glibc.access(modelsDir + "/" + chunks, F_OK) == 0 ? chunks : nil, served, guardReport(r.id), now)
     }
 
     /// The same document as `GET /admin/models/ID/guard`, drawn as `modelctl experiment report` draws it.

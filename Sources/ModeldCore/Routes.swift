@@ -33,11 +33,15 @@ extension Router {
         ]),
         route("/admin/models/{id}", .admin, access: releases, [
             .get: .loop { r, q in .respond(r.admin.show(q.parameter(0))) },
-            .patch: audited { r, q, c in r.admin.patch(q.parameter(0), q.exchange, c) },
-            .delete: auditedBlocking { r, q, c in r.admin.retire(q.parameter(0), c) },
+            .patch: audited { r, q, c in r.admin.patch(q.parameter(0), q.head, q.exchange, c) },
+            .delete: auditedBlocking { r, q, c in r.admin.retire(q.parameter(0), q.head, c) },
         ]),
-        // Reads the guard's state file and decisions log (SPEC §11.5).
-        route("/admin/models/{id}/guard", .admin, access: releases, [.get: .blocking { r, q in r.admin.guardStatus(q.parameter(0)) }]),
+        // Reads the guard's state file and decisions log (SPEC §11.5); DELETE stops the guard
+        // (the console's "Stop guard", SPEC §15.1), a manual change like a rollout (§11.4).
+        route("/admin/models/{id}/guard", .admin, access: releases, [
+            .get: .blocking { r, q in r.admin.guardStatus(q.parameter(0)) },
+            .delete: auditedBlocking { r, q, c in r.admin.stopGuard(q.parameter(0), q.head, c) },
+        ]),
         route("/admin/models/{id}/variants", .admin, access: releases, [
             .post: audited { r, q, c in r.admin.addVariant(q.parameter(0), q.head, q.exchange, c) },
         ]),
@@ -67,9 +71,9 @@ extension Router {
         route("/console/cost", .other, access: .console, [.get: consoleBlocking { c, q in c.cost(q.head) }]),
         route("/console/audit", .other, access: .console, [.get: consoleBlocking { c, q in c.audit(q.head) }]),
         route("/console/releases/{id}", .other, access: .console, [.get: consoleBlocking { c, q in c.release(q.parameter(0), q.head) }]),
-        // Polled every few seconds by the release page.
-        route("/console/releases/{id}/guard", .other, access: .console, [
-            .get: consoleBlocking { c, q in c.guardFragment(q.parameter(0), q.head) },
+        // Polled every few seconds by the release page: its state, rollout, actions and guard.
+        route("/console/releases/{id}/live", .other, access: .console, [
+            .get: consoleBlocking { c, q in c.liveFragment(q.parameter(0), q.head) },
         ]),
         route("/console/{page...}", .other, access: .console, [.get: console { c, q in .respond(c.noSuchPage(q.head)) }]),
     ])

@@ -81,7 +81,7 @@ def every_console_route_carries_the_security_headers(server):
     routes = [("GET", "/console/", {}), ("GET", "/console", {}), ("GET", "/console/assets/console.js", {}),
               ("GET", "/console/assets/console.css", {}), ("GET", "/console/", session), ("GET", "/console/events", session),
               ("GET", "/console/cost?downloads=5000000&size=1MB", session), ("GET", "/console/releases/" + rid, session),
-              ("GET", "/console/releases/" + rid + "/guard", session), ("GET", "/console/nope", session),
+              ("GET", "/console/releases/" + rid + "/live", session), ("GET", "/console/nope", session),
               ("GET", "/console/events", {}), ("DELETE", "/console/", session), ("POST", "/console/logout", session)]
     for method, path, headers in routes:
         status, h, body = server.request(method, path, headers=headers)
@@ -638,7 +638,14 @@ def resuming_a_release_its_guard_paused_stops_the_guard(server, browser):
     sign_in(page, server)
     page.goto(server.base + "/console/releases/" + gid)
     expect(page.locator("#guard-status")).to_have_text("paused_regression")
-    page.get_by_role("button", name="Resume").click()
+    expect(page.locator("#guard-verdict")).to_contain_text(re.compile(r"^paused \d\d:\d\d:\d\d: worse, [0-9.]+ % vs [0-9.]+ %, Δ −[0-9.]+ ± [0-9.]+$"))
+    # "Resume anyway" says the guard will stop; cancelling changes nothing (SPEC §15.1)
+    page.get_by_role("button", name="Resume anyway").click()
+    expect(page.get_by_role("dialog")).to_contain_text("stops the guard")
+    page.get_by_role("dialog").get_by_role("button", name="Cancel").click()
+    assert server.release(gid)["state"] == "paused" and server.release(gid)["guard"]["status"] == "paused_regression"
+    page.get_by_role("button", name="Resume anyway").click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
     expect(page.get_by_role("button", name="Pause")).to_be_visible()
     release = server.release(gid)
     assert release["state"] == "active" and release["guard"]["status"] == "stopped", release
@@ -648,11 +655,156 @@ def resuming_a_release_its_guard_paused_stops_the_guard(server, browser):
     context.close()
 
 
+def guarded(server, channel, plan, content=None):
+    """A baseline and a guarded challenger in their own channel: the challenger's id."""
+    server.publish(b"baseline-" + channel.encode(), extra="&channel=" + channel)
+    return server.publish(content or os.urandom(64), extra="&channel=%s&guard=%s" % (channel, urllib.parse.quote(json.dumps(plan))))["id"]
+
+
+def simulate_clients(server, channel, gid, seconds="4s"):
+    sim = subprocess.run([CLIENT, "--server", server.base, "--sdk", "1.0", "--channel", channel, "--cache", tempfile.mkdtemp(prefix="console-sim."),
+                          "simulate", "--clients", "400", "--duration", seconds, "--rate", "200", "--name", "prediction",
+                          "--outcome", gid + "=0.5", "--outcome", "default=0.5"], capture_output=True, timeout=60)
+    assert sim.returncode == 0, sim.stderr
+
+
+@test
+def the_guard_panel_shows_the_plan_the_stage_and_a_verdict_and_stops_the_guard(server, browser):
+    """SPEC §15.1 guard panel: the plan, the stage and what blocks the next, a verdict in words;
+    "Stop guard" is confirmed (Cancel changes nothing) and keeps the rollout; state, rollout and
+    guard refresh live, without reloading the page."""
+    plan = {"metric": {"name": "prediction", "outcome": "success"}, "stages": [5, 10, 25], "min_stage_seconds": 3600,
+            "min_clients_per_arm": 5, "regression_margin": 0.2, "alpha": 0.1, "settle_seconds": 600, "tuning_clients": 100}
+    gid = guarded(server, "panel", plan)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    page.goto(server.base + "/console/releases/" + gid)
+    facts = page.locator("#guard-plan")
+    for text in ("prediction = success", "higher is better", "5 → 10 → 25 %, then 100 %", "1 h", "0.2", "0.1", "10 min", "notify"):
+        expect(facts).to_contain_text(text)
+    expect(page.locator("#guard-progress")).to_contain_text(re.compile(r"^Stage 5 % \(1 of 3\) for [^.]+\. Next: 10 % — waiting for [^—]+ of soak left"))
+    expect(page.locator("#guard-verdict")).to_have_text("collecting at 5 %: no client counted yet")
+    no_unnamed_controls(page, "guard panel")
+    page.evaluate("window.stillTheSamePage = true")
+    # the guard's figures follow the evaluator
+    simulate_clients(server, "panel", gid)
+    expect(page.locator("#guard-verdict")).to_contain_text(re.compile(r"^collecting at 5 %: [0-9.]+ % vs [0-9.]+ %, Δ [−+]?[0-9.]+ ± [0-9.]+|^healthy"), timeout=30_000)
+    expect(page.locator("#guard-progress")).to_contain_text("of soak left")
+
+    page.get_by_role("button", name="Stop guard").click()
+    expect(page.get_by_role("dialog")).to_contain_text("The rollout stays at 5 %")
+    page.get_by_role("dialog").get_by_role("button", name="Cancel").click()
+    assert server.release(gid)["guard"]["status"] != "stopped"
+    page.get_by_role("button", name="Stop guard").click()
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    expect(page.get_by_role("status")).to_have_text("Guard stopped")
+    expect(page.locator("#guard-status")).to_have_text("stopped")
+    expect(page.locator("#guard-verdict")).to_contain_text(re.compile(r"^stopped \d\d:\d\d:\d\d by a manual change at 5 %"))
+    expect(page.get_by_role("button", name="Stop guard")).to_have_count(0)
+    release = server.release(gid)
+    assert release["rollout_percent"] == 5 and release["state"] == "active" and release["guard"]["status"] == "stopped", release
+    records = [json.loads(line) for line in open(os.path.join(server.data, "guard-decisions.jsonl"))]
+    assert [r["rule"] for r in records if r["release"] == gid] == ["manual_override"], records
+
+    # a change made elsewhere shows up by itself; no change reloaded the page
+    status, _, body = server.admin("PATCH", "/admin/models/" + gid, json.dumps({"state": "paused", "rollout_percent": 7}))
+    assert status == 200, body
+    expect(page.locator("#state")).to_have_text("paused", timeout=WAIT_MS)
+    expect(page.locator("#rollout-now")).to_have_text("7%")
+    expect(page.get_by_label("Rollout %")).to_have_value("7")
+    expect(page.get_by_role("button", name="Resume")).to_be_visible()
+    assert page.evaluate("window.stillTheSamePage === true"), "the page was reloaded"
+    context.close()
+
+
+@test
+def a_rollout_based_on_a_stage_the_guard_left_is_refused_409_and_the_page_refreshes(server, browser):
+    """SPEC §15.1, the case of issue 27: the guard advances 5 → 10 % while the operator has 5 in
+    the rollout field; "Set rollout" must not roll the stage back and stop the guard: 409
+    `conflict`, nothing changes, the page shows the release as it is."""
+    # (a wide margin: an A/A challenger never pauses, it advances)
+    plan = {"metric": {"name": "prediction", "outcome": "success"}, "stages": [5, 10, 25], "min_stage_seconds": 2,
+            "min_clients_per_arm": 5, "regression_margin": 0.2, "tuning_clients": 100}
+    gid = guarded(server, "stale", plan)
+    shown = server.admin("GET", "/admin/models/" + gid)[1]["ETag"]
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    page.goto(server.base + "/console/releases/" + gid)
+    field = page.get_by_label("Rollout %")
+    expect(field).to_have_value("5")
+    field.fill("5")            # the operator is in the field: the live refresh leaves the form alone
+    simulate_clients(server, "stale", gid)
+    deadline = time.monotonic() + 30
+    while server.admin("GET", "/admin/models/" + gid)[1]["ETag"] == shown:
+        assert time.monotonic() < deadline, "the guard did not move the release within 30 s"
+        time.sleep(0.25)
+    expect(page.locator("#rollout-now")).not_to_have_text("5%", timeout=WAIT_MS)   # the facts did refresh
+    expect(field).to_have_value("5")
+    page.get_by_role("button", name="Set rollout").click()
+    expect(page.get_by_role("dialog")).to_contain_text("The guard will stop")
+    page.get_by_role("dialog").get_by_role("button", name="Confirm").click()
+    expect(page.get_by_role("status")).to_contain_text("409 conflict")
+    # the page refreshed to the release as it is (the guard may still be moving it on)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while page.get_by_label("Rollout %").input_value() != str(server.release(gid)["rollout_percent"]):
+        assert time.monotonic() < deadline, "the page did not show the current rollout"
+        page.wait_for_timeout(200)
+    release = server.release(gid)
+    assert release["rollout_percent"] != 5 and release["guard"]["status"] != "stopped", release
+    records = [json.loads(line) for line in open(os.path.join(server.data, "guard-decisions.jsonl"))]
+    assert not [r for r in records if r["release"] == gid and r["rule"] == "manual_override"], records
+    context.close()
+
+
+@test
+def decision_labels_on_the_guard_chart_do_not_overlap(server, browser):
+    """SPEC §15.1: decisions close in time (an advance, an SRM and another advance seconds apart)
+    get labels in rows of their own; no two labels' boxes intersect. The panel's screenshot is
+    docs/console-guard-panel.png."""
+    plan = {"metric": {"name": "prediction", "outcome": "success"}, "stages": [1, 5, 10, 25], "min_stage_seconds": 3600,
+            "min_clients_per_arm": 100, "tuning_clients": 1000}
+    gid = guarded(server, "labels", plan)
+    start = int(time.time()) - 7200
+
+    def record(offset, rule, stage, next_stage, t, c, mean_t, mean_c):
+        ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start + offset))
+        arms = {"treatment": {"clients": t, "mean": mean_t, "variance": mean_t * (1 - mean_t)},
+                "control": {"clients": c, "mean": mean_c, "variance": mean_c * (1 - mean_c)}}
+        delta = mean_t - mean_c
+        return json.dumps({"ts": ts, "release": gid, "rule": rule, "stage": stage, "next_stage": next_stage, "arms": arms,
+                           "delta": delta, "bound": 0.08, "alpha": 0.05, "tuning_clients": 1000}, separators=(",", ":"))
+    lines = [record(0, "advance", 1, 5, 120, 118, 0.31, 0.30), record(4, "srm", 5, None, 260, 180, 0.30, 0.30),
+             record(9, "advance", 5, 10, 300, 290, 0.30, 0.31), record(3600, "advance", 10, 25, 900, 880, 0.32, 0.30),
+             record(3603, "srm", 25, None, 1400, 1000, 0.31, 0.30)]
+    with open(os.path.join(server.data, "guard-decisions.jsonl"), "a") as f:
+        f.write("\n".join(lines) + "\n")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(WAIT_MS)
+    sign_in(page, server)
+    page.goto(server.base + "/console/releases/" + gid)
+    labels = page.locator("#guard text.decision-label")
+    expect(labels).to_have_count(5)
+    boxes = [labels.nth(i).bounding_box() for i in range(5)]
+    for i in range(5):
+        for j in range(i + 1, 5):
+            a, b = boxes[i], boxes[j]
+            apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+            assert apart, "labels %d and %d overlap: %r %r" % (i, j, a, b)
+    page.locator("#guard-panel").screenshot(path=os.path.join(SHOTS, "console-guard-panel.png"))
+    context.close()
+
+
 @test
 def a_viewers_console_shows_no_publish_or_rollout_controls(server, browser):
     """SPEC §15.1: a viewer signs in with a named token and sees every view, but no control its
     role lacks; the admin API refuses what the page does not offer (403)."""
-    rid = server.publish(b"viewer-sees", extra="&channel=viewer")["id"]
+    rid = server.publish(b"viewer-sees", extra="&channel=viewer&guard=" + urllib.parse.quote(GUARD))["id"]
     token = server.create_token("vicky", "viewer")
     secrets.add(token)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -670,13 +822,14 @@ def a_viewers_console_shows_no_publish_or_rollout_controls(server, browser):
     for name in ("Set rollout", "Pause", "Resume", "Retire", "Add variant"):
         expect(page.get_by_role("button", name=name)).to_have_count(0)
     expect(page.get_by_label("Rollout %")).to_have_count(0)
+    expect(page.locator("#guard-plan")).to_contain_text("prediction = success")   # the guard panel, without "Stop guard"
     # the only buttons are Sign out (and the confirm dialog's, never shown)
     assert page.locator("main button").count() == 0
     # what the page does not offer, the API refuses: a PATCH with the session's CSRF token
     status = page.evaluate('fetch("/admin/models/%s", {method: "PATCH", headers: {"Content-Type": "application/json", '
                            '"X-CSRF-Token": document.querySelector(\'meta[name="modeld-csrf"]\').content}, '
                            'body: JSON.stringify({rollout_percent: 1})}).then(r => r.status)' % rid)
-    assert status == 403 and server.release(rid)["rollout_percent"] == 100, status
+    assert status == 403 and server.release(rid)["rollout_percent"] == 10, status   # the guard's first stage, untouched
     context.close()
 
 
@@ -742,6 +895,8 @@ def main():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
             for fn in results:
+                if os.environ.get("CONSOLE_ONLY") and not re.search(os.environ["CONSOLE_ONLY"], fn.__name__):
+                    continue
                 args = {"server": server, "browser": browser}
                 names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
                 start = time.monotonic()

@@ -1,5 +1,6 @@
 import AccessTokens
 @testable import Console
+import Guardrails
 import ModelCatalog
 import Testing
 
@@ -11,21 +12,37 @@ import Testing
         ConsoleSession(principal: Principal(name: "n", role: role, tokenSHA256: nil), csrfToken: "c", expiresAtMillis: 0, handle: "h")
     }
 
-    static func release(rollout: Int = 100) throws -> Release {
-        try Release(id: id, seq: 1, ext: "bin", sha256: String(repeating: "ab", count: 32), size: 10, sdkMin: "1.0",
-                    rolloutPercent: rollout, publishedAt: Timestamp(millisecondsSinceEpoch: 0))
+    static func release(rollout: Int = 100, guardStatus: GuardStatus? = nil) throws -> Release {
+        let plan = try guardStatus.map { status throws(GuardPlanError) in
+            try GuardPlan(metric: try .init(name: "upsell", outcome: "purchased"), stages: [5, 10], runtime: .init(status: status, stageStartedAt: 0))
+        }
+        return try Release(id: id, seq: 1, ext: "bin", sha256: String(repeating: "ab", count: 32), size: 10, sdkMin: "1.0",
+                           rolloutPercent: rollout, state: guardStatus == .pausedRegression ? .paused : .active,
+                           publishedAt: Timestamp(millisecondsSinceEpoch: 0), guardPlan: plan)
     }
 
     @Test(arguments: [Role.viewer, .publisher, .admin])
     func controlsAreRenderedOnlyForARoleThatMayUseThem_SPEC15_1(role: Role) throws {
         let r = try Self.release()
         let list = ReleasesView.page(releases: [r], served: [:], signature: "unsigned", session: Self.session(role))
-        let page = ReleaseView.page(r, chunkList: nil, served: .init(), guardReport: nil, signature: "unsigned", session: Self.session(role))
+        let page = ReleaseView.page(r, chunkList: nil, served: .init(), guardReport: nil, signature: "unsigned", session: Self.session(role), nowMillis: 0)
         let steers = role >= .publisher
         #expect(list.contains(#"id="publish""#) == steers)
         for control in [#"id="rollout""#, "data-state=", "data-retire=", #"id="add-variant""#] {
             #expect(page.contains(control) == steers, "\(role): \(control)")
         }
+        // The guard panel: the plan for everyone, "Stop guard" and the confirmations that say the
+        // guard will stop only for a role that may steer; the controls carry the release's revision.
+        let running = try Self.release(rollout: 5, guardStatus: .healthy)
+        let guarded = ReleaseView.page(running, chunkList: nil, served: .init(), guardReport: nil, signature: "unsigned",
+                                       session: Self.session(role), nowMillis: 60_000)
+        #expect(guarded.contains(#"id="guard-plan""#) && guarded.contains("upsell = purchased") && guarded.contains("5 → 10 %"))
+        #expect(guarded.contains("Stage 5 % (1 of 2) for 1 min. Next: 10 %"))
+        #expect(guarded.contains("data-stop-guard=") == steers && guarded.contains("The guard will stop") == steers, "\(role)")
+        #expect(guarded.contains(#"data-revision="\#(running.revision.opaque)""#))
+        let paused = ReleaseView.page(try Self.release(rollout: 5, guardStatus: .pausedRegression), chunkList: nil, served: .init(),
+                                      guardReport: nil, signature: "unsigned", session: Self.session(role), nowMillis: 0)
+        #expect(paused.contains(">Resume anyway</button>") == steers && !paused.contains("data-stop-guard="), "\(role)")
         #expect(list.contains("Signed in as <strong>n</strong> (\(role.rawValue))"))
     }
 

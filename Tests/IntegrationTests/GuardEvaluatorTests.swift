@@ -60,6 +60,60 @@ import TestRandomness
         #expect(steps == ["advance 10→50", "promote 50→100"], "\(steps)")
     }
 
+    /// SPEC §15.1: a change carries the revision it was based on (`If-Match`, the release's
+    /// `ETag`). The guard moves the release on (advance 5 → 10 %, or a pause) while an operator
+    /// still looks at 5 %: their "set 5 %" is 409 `conflict` and changes nothing — the stage is not
+    /// rolled back and the guard does not stop. With the current revision the change applies.
+    @Test func aChangeBasedOnARevisionTheGuardMovedOn_is409Conflict_andChangesNothing_SPEC15_1() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
+        _ = try fx.publish(try fx.randomFile())
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[5,10,50],"min_clients_per_arm":10,"min_stage_seconds":1,"tuning_clients":1000}"#
+        let challenger = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        let shown = try fx.curl("/admin/models/\(challenger)", fx.auth)
+        let revision = try #require(shown.header("ETag"))
+        #expect(shown.json?["rollout_percent"] as? Int == 5 && revision.hasPrefix("\"") && revision.count > 20)
+        // Unchanged, the revision is stable: a page drawn twice sends the same one.
+        #expect(try fx.curl("/admin/models/\(challenger)", fx.auth).header("ETag") == revision)
+        _ = try simulate(fx, challenger: challenger, clients: 600) { _ in 0.3 }
+        var moved: [String: Any]?
+        #expect(try ModeldServer.eventually(within: 60) {
+            let now = try fx.curl("/admin/models/\(challenger)", fx.auth)
+            moved = now.json
+            return now.header("ETag") != revision
+        }, "the guard never changed the release")
+        let stale = fx.auth + ["-H", "If-Match: \(revision)", "-H", "Content-Type: application/json"]
+        for (method, path, body) in [("PATCH", "", #"{"rollout_percent":5}"#), ("PATCH", "", #"{"state":"active"}"#),
+                                     ("DELETE", "/guard", ""), ("DELETE", "", "")] {
+            let r = try fx.curl("/admin/models/\(challenger)\(path)", stale + ["-X", method] + (body.isEmpty ? [] : ["--data", body]))
+            #expect(r.status == 409 && r.errorCode == "conflict", "\(method) \(path) \(body): \(r.text)")
+        }
+        let after = try #require(try fx.curl("/admin/models/\(challenger)", fx.auth).json)
+        #expect(after["rollout_percent"] as? Int != 5 || after["state"] as? String == "paused", "\(String(describing: moved)) → \(after)")
+        #expect((after["guard"] as? [String: Any])?["status"] as? String != "stopped" && after["state"] as? String != "retired", "\(after)")
+        #expect(!decisions(fx).contains { $0["rule"] as? String == "manual_override" })
+        let malformed = try fx.curl("/admin/models/\(challenger)", fx.auth + ["-X", "PATCH", "-H", "If-Match: nope", "--data", #"{"label":"x"}"#])
+        #expect(malformed.status == 400 && malformed.errorCode == "invalid_parameter", "\(malformed.text)")
+    }
+
+    /// "Stop guard" (`DELETE /admin/models/ID/guard`, SPEC §11.4, §15.1): the rollout and state
+    /// stay, the guard stops with one `manual_override`; a guard that no longer runs is 409.
+    @Test func stopGuard_keepsTheRollout_recordsOneOverride_andIsConflictOnceStopped_SPEC11_4() throws {
+        let fx = try CatalogFixture()
+        let guardJSON = #"{"metric":{"name":"upsell","outcome":"purchased"},"stages":[5,10]}"#
+        let id = try #require(try fx.publish(try fx.randomFile(), ["--guard", guardJSON])["id"] as? String)
+        let current = try #require(try fx.curl("/admin/models/\(id)", fx.auth).header("ETag"))
+        let stopped = try fx.curl("/admin/models/\(id)/guard", fx.auth + ["-X", "DELETE", "-H", "If-Match: \(current)"])
+        #expect(stopped.status == 200 && stopped.json?["rollout_percent"] as? Int == 5 && stopped.json?["state"] as? String == "active", "\(stopped.text)")
+        #expect((stopped.json?["guard"] as? [String: Any])?["status"] as? String == "stopped" && stopped.header("ETag") != current)
+        #expect(decisions(fx).filter { $0["release"] as? String == id }.map { $0["rule"] as? String } == ["manual_override"])
+        let again = try fx.curl("/admin/models/\(id)/guard", fx.auth + ["-X", "DELETE"])
+        #expect(again.status == 409 && again.errorCode == "conflict", "\(again.text)")
+        let unguarded = try #require(try fx.publish(try fx.randomFile(), ["--channel", "plain"])["id"] as? String)
+        #expect(try fx.curl("/admin/models/\(unguarded)/guard", fx.auth + ["-X", "DELETE"]).status == 404)
+        let audit = (try? String(contentsOf: fx.server.dataDir.appendingPathComponent("audit.jsonl"), encoding: .utf8)) ?? ""
+        #expect(audit.contains(#""action":"stop_guard""#), "\(audit)")
+    }
+
     @Test func clearlyWorseChallenger_isPausedAutomatically_clientsFallBack_decisionLogged_SPEC11_4() throws {
         let fx = try CatalogFixture(environment: ["MODELD_GUARD_INTERVAL_SECONDS": "1"])
         let baseline = try #require(try fx.publish(try fx.randomFile())["id"] as? String)

@@ -228,7 +228,7 @@ private func errorCode(_ r: Response) throws -> String? {
         RoutingCase(method: "DELETE", path: "/admin/models/\(id)", expect: .route("/admin/models/{id}", parameters: [id])),
         RoutingCase(method: "POST", path: "/admin/models/\(id)", expect: .notAllowed(allow: "GET, HEAD, PATCH, DELETE")),
         RoutingCase(method: "GET", path: "/admin/models/\(id)/guard", expect: .route("/admin/models/{id}/guard", parameters: [id])),
-        RoutingCase(method: "DELETE", path: "/admin/models/\(id)/guard", expect: .notAllowed(allow: "GET, HEAD")),
+        RoutingCase(method: "POST", path: "/admin/models/\(id)/guard", expect: .notAllowed(allow: "GET, HEAD, DELETE")),
         RoutingCase(method: "POST", path: "/admin/models/\(id)/variants", expect: .route("/admin/models/{id}/variants", parameters: [id])),
         RoutingCase(method: "GET", path: "/admin/models/\(id)/variants", expect: .notAllowed(allow: "POST")),
         RoutingCase(method: "DELETE", path: "/admin/models/\(id)/variants/small",
@@ -240,7 +240,7 @@ private func errorCode(_ r: Response) throws -> String? {
         RoutingCase(method: "GET", path: "/admin/models/\(id)/guard/x", expect: .route("/admin/models/{rest...}", parameters: ["\(id)/guard/x"])),
         RoutingCase(method: "BREW", path: "/console", expect: .route("/console")),
         RoutingCase(method: "GET", path: "/console/login", expect: .notAllowed(allow: "POST")),
-        RoutingCase(method: "GET", path: "/console/releases/\(id)/guard", expect: .route("/console/releases/{id}/guard", parameters: [id])),
+        RoutingCase(method: "GET", path: "/console/releases/\(id)/live", expect: .route("/console/releases/{id}/live", parameters: [id])),
         RoutingCase(method: "GET", path: "/console/releases/", expect: .route("/console/{page...}", parameters: ["releases/"])),
         RoutingCase(method: "POST", path: "/console/nowhere", expect: .notAllowed(allow: "GET, HEAD")),
         RoutingCase(method: "GET", path: "/nowhere", expect: .notFound),
@@ -264,7 +264,8 @@ private func errorCode(_ r: Response) throws -> String? {
     /// metadata, the console's views of event segments, the access log and guard files.
     @Test(arguments: [
         ("GET", "/admin/models/\(Fixture.plain)/guard"), ("DELETE", "/admin/models/\(Fixture.plain)"),
-        ("DELETE", "/admin/models/\(Fixture.plain)/variants/small"), ("GET", "/console/releases/\(Fixture.plain)/guard"),
+        ("DELETE", "/admin/models/\(Fixture.plain)/variants/small"), ("GET", "/console/releases/\(Fixture.plain)/live"),
+        ("DELETE", "/admin/models/\(Fixture.plain)/guard"),
         ("GET", "/console/releases/\(Fixture.plain)"), ("GET", "/console/events"), ("GET", "/console/cost"), ("GET", "/console/audit"),
         ("GET", "/admin/tokens"), ("DELETE", "/admin/tokens/ci"), ("POST", "/console/logout"),
         ("GET", "/rules/stable.sig.json"), ("GET", "/details/1.json"), ("GET", "/latest_model_details.sig.json"),

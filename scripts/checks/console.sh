@@ -7,6 +7,7 @@
 # Expects a built modeld and modeld-client (the newer of .build/debug and .build/release); skips
 # (exit 0, with a message) when they are not built. CONSOLE_SCREENSHOTS=DIR keeps the views'
 # screenshots there (docs/ to refresh docs/console-*.png); otherwise they go to a temp dir.
+# CONSOLE_ONLY=REGEX runs only the checks whose function name matches (e.g. 'guard_panel').
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
