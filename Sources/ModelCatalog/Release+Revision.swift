@@ -3,13 +3,19 @@ import HTTPWire
 
 /// Which state of a release a change was based on (SPEC §15.1: a form never submits a value the
 /// page showed before a change it has not displayed). The revision is a digest of the release's
-/// catalog entry — state, rollout, guard and its runtime, label, variants — so any change to the
-/// release, by an operator or by its guard, gives it a new one, and nothing else does (not a
+/// catalog entry — state, rollout, guard and its runtime, label, variants, but not the packs and
+/// patches derived in the background — so any change to the release, by an operator or by its
+/// guard, gives it a new one, and nothing else does (not a
 /// change to another release, as `catalog_version` would). Stored nowhere: catalog.json keeps
 /// its format, and every replica computes the same value from the same entry.
 extension Release {
     public var revision: EntityTag {
-        EntityTag(opaque: String(SHA256Hex.of(adminJSON(publicBaseURL: nil)).prefix(32)))
+        // Packs and patches (SPEC §16) are derived in the background after a publish: no operator
+        // decides on them, so a form based on the page from before they were recorded is current.
+        var decided = self
+        decided.transfer = nil
+        for i in decided.variants.indices { decided.variants[i].transfer = nil }
+        return EntityTag(opaque: String(SHA256Hex.of(decided.adminJSON(publicBaseURL: nil)).prefix(32)))
     }
 }
 

@@ -25,6 +25,8 @@ import Testing
         let first = catalog.recordTransfer(made, for: job), second = catalog.recordTransfer(TransferFiles(), for: job)
         #expect(first && !second)   // derived already: the first record wins
         #expect(catalog.release(id: rel(2).id)?.transfer == made)
+        // No operator decides on them: a console form from before the record is still current (SPEC §15.1).
+        #expect(catalog.release(id: rel(2).id)?.revision == rel(2).revision)
         let none = catalog.dropPatchesFromCollectedBases()
         #expect(none.isEmpty)
         catalog.markFilesDeleted(index: 0, files: [rel(1).file], at: t0)
