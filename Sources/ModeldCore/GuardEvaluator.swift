@@ -100,6 +100,13 @@ struct GuardEvaluatorState {
         for id in ids {
             guard let experiment = experiments[id], let plan = experiment.release.guardPlan else { continue }
             let evaluation = GuardEngine.evaluate(plan, stage: experiment.release.rolloutPercent, arms: experiment.arms, now: now)
+            // The figures first: a reader who sees the decision's catalog (the watcher installs it
+            // as soon as catalog.json is renamed) then finds the figures it was taken on.
+            do throws(CatalogError) {
+                try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now))
+            } catch {
+                log.error("guard: cannot write the state of \(id): \(error)")
+            }
             if let decision = evaluation.decision, let applied = apply(decision, evaluation, experiment.release, now: now) {
                 changed = true
                 experiments[id]!.update(release: applied, catalog: catalog)
@@ -111,11 +118,6 @@ struct GuardEvaluatorState {
             // later (which, on a saturated box, can be long after the catalog shows it).
             let gauges = Metrics.GuardGauges(treatmentClients: f.treatment.clients, controlClients: f.control.clients, delta: f.delta, bound: f.bound)
             metrics.recordGuard(release: id, experiments[id]!.release.hasRunningGuard ? gauges : nil)
-            do throws(CatalogError) {
-                try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now))
-            } catch {
-                log.error("guard: cannot write the state of \(id): \(error)")
-            }
         }
         return changed
     }

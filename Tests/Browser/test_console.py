@@ -638,7 +638,9 @@ def resuming_a_release_its_guard_paused_stops_the_guard(server, browser):
     sign_in(page, server)
     page.goto(server.base + "/console/releases/" + gid)
     expect(page.locator("#guard-status")).to_have_text("paused_regression")
-    expect(page.locator("#guard-verdict")).to_contain_text(re.compile(r"^paused \d\d:\d\d:\d\d: worse, [0-9.]+ % vs [0-9.]+ %, Δ −[0-9.]+ ± [0-9.]+$"))
+    # The decision's record follows catalog.json under the publish lock: a page drawn between
+    # the two shows it at the next live refresh (every 5 s), hence the longer wait.
+    expect(page.locator("#guard-verdict")).to_contain_text(re.compile(r"^paused \d\d:\d\d:\d\d: worse, [0-9.]+ % vs [0-9.]+ %, Δ −[0-9.]+ ± [0-9.]+$"), timeout=WAIT_MS)
     # "Resume anyway" says the guard will stop; cancelling changes nothing (SPEC §15.1)
     page.get_by_role("button", name="Resume anyway").click()
     expect(page.get_by_role("dialog")).to_contain_text("stops the guard")
