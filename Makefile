@@ -20,8 +20,7 @@ run: release
 
 test: deps
 	$(SWIFT) build --build-tests
-	bash scripts/test-swift.sh
-	bash scripts/check-all.sh
+	bash scripts/check-all.sh --beside bash scripts/test-swift.sh
 
 clean:
 	rm -rf .build
