@@ -44,10 +44,13 @@ done <<<"$suites"
 # run GROUP [FLAGS...]: one test process for the suites GROUP matches; a line with its result.
 run() {
   local group=$1; shift
-  local log="$logs/$(tr -c 'A-Za-z0-9' _ <<<"$group").log" started=$SECONDS status=0
-  "$binary" --testing-library swift-testing --filter "^($group)/" "$@" >"$log" 2>&1 || status=$?
+  local log="$logs/$(tr -c 'A-Za-z0-9' _ <<<"$group").log" started=$SECONDS status=0 user sys cpu
+  # CPU seconds of the process and the children it waited for (servers, curl, modelctl): what the
+  # group costs whatever else runs beside it
+  { TIMEFORMAT='%0U %0S'; time "$binary" --testing-library swift-testing --filter "^($group)/" "$@" >"$log" 2>&1 || status=$?; } 2>"$log.cpu"
+  read -r user sys <"$log.cpu"; cpu=$((user + sys))
   local summary; summary=$(grep -E 'Test run with [0-9]+ tests?' "$log" | tail -1 | sed 's/^[^T]*//')
-  printf '%4ds  %-52s %s\n' $((SECONDS - started)) "${group//\\/}" "${summary:-exit $status, no summary}"
+  printf '%4ds %4d cpu  %-52s %s\n' $((SECONDS - started)) "$cpu" "${group//\\/}" "${summary:-exit $status, no summary}"
   [ "$status" -eq 0 ] || echo "$group" >>"$logs/failed"
 }
 export -f run
@@ -69,6 +72,6 @@ fi
 passed=$(cat "$logs"/*.log | grep -cE '^✔ Test (\S+\(|[^cr])' || true)
 failed=$(cat "$logs"/*.log | grep -cE '^✘ Test (\S+\(|[^cr]).* failed after' || true)
 for log in "$logs"/*.log; do grep -qE 'Test run with [0-9]+ tests?' "$log" || failed=$((failed + 1)); done
-echo "test-swift: $((SECONDS - started)) s with $jobs processes"
+echo "test-swift: $((SECONDS - started)) s with $jobs processes, $(cat "$logs"/*.log.cpu | awk '{ s += $1 + $2 } END { print s }') s of CPU"
 echo "$passed passed, $failed failed"
 [ ! -f "$logs/failed" ]

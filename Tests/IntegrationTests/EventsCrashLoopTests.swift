@@ -47,7 +47,9 @@ private struct SegmentScan {
 }
 
 /// SPEC §5 under a crash loop: the real modeld SIGKILLed 100 times at random moments under load
-/// and restarted on the same data/ each time, then the real `modelctl events export`.
+/// and restarted on the same data/ each time, then the real `modelctl events export`. The 100
+/// kills are two runs of 50 with their own seeds and servers, run at once: one run of 100 was
+/// the longest test of `make test` by a minute and a half (docs/decisions/testing.md).
 ///
 /// What is claimed (docs/decisions/events.md, "Crash guarantees"), per batch_id:
 /// - acknowledged (200 accepted or duplicate) → exported exactly once, whole;
@@ -60,10 +62,10 @@ private struct SegmentScan {
 ///   that is the provable form of "no unacknowledged batch exported";
 /// - every line of every segment parses as JSON, no segment ends torn, no batch is on disk twice
 ///   or partially.
-@Suite(.serialized) final class EventsCrashLoopTests {
-    static let kills = 100
+@Suite final class EventsCrashLoopTests {
+    static let kills = 50
     static let clients = 8
-    static let seed: UInt64 = 0x5EED_2026_1124
+    static let seeds: [UInt64] = [0x5EED_2026_1124, 0x5EED_2026_1127]
 
     final class Ledger: Sendable {
         struct State {
@@ -107,7 +109,8 @@ private struct SegmentScan {
         return false
     }
 
-    @Test func crashLoop_100SIGKILLsUnderLoad_exactlyOnce_nothingCutExported_everyLineParses_SPEC5() throws {
+    @Test(arguments: seeds)
+    func crashLoop_2x50SIGKILLsUnderLoad_exactlyOnce_nothingCutExported_everyLineParses_SPEC5(seed: UInt64) throws {
         let started = Date()
         let server = try ModeldServer(environment: ["MODELD_INSTANCE_ID": "loop", "MODELD_ACCESS_LOG": "off"])
         let ledger = Ledger()
@@ -116,7 +119,7 @@ private struct SegmentScan {
         defer { stop.store(true, ordering: .sequentiallyConsistent) }   // also when a #require ends the test early
         for t in 0..<Self.clients {
             Thread {
-                var rng = SeededGenerator(state: Self.seed &+ UInt64(t + 1) &* 0x1_0000_0001)
+                var rng = SeededGenerator(state: seed &+ UInt64(t + 1) &* 0x1_0000_0001)
                 var hugeEpoch = -1
                 while !stop.load(ordering: .sequentiallyConsistent) {
                     let e = epoch.load(ordering: .sequentiallyConsistent), p = port.load(ordering: .sequentiallyConsistent)
@@ -164,7 +167,7 @@ private struct SegmentScan {
             }.start()
         }
 
-        var rng = SeededGenerator(state: Self.seed)
+        var rng = SeededGenerator(state: seed)
         var killsWithCutLines = 0, cutLines = 0, killsCuttingSeveralBatches = 0, killsWithTornLine = 0, targeted = 0
         var cutAt: [String: Int] = [:]   // batch id → the last kill that cut a write of it
         var crashedExports = 0
