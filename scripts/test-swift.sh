@@ -24,8 +24,8 @@ timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluat
 # The longest suites start first, so they do not finish alone at the end (seconds in
 # docs/decisions/testing.md). Every RGW suite shares one Ceph cluster per process: one group.
 # Each is an extended regex over "Target.Suite" names.
-first=('IntegrationTests\.EventsCrashLoopTests' 'IntegrationTests\.ClientKillTests' 'IntegrationTests\.CatalogLargeFileTests' 'ObjectStorageRGWTests\..*'
-       'GuardSimulationTests\.FleetSimulationTests' 'GuardrailsTests\.GuardSimulationTests' 'HTTPServerTests\.ServerSuites' 'IntegrationTests\.ClientCacheTests'
+first=('IntegrationTests\.CatalogLargeFileTests' 'ObjectStorageRGWTests\..*' 'IntegrationTests\.TransferPublishTests' 'IntegrationTests\.EventsCrashLoopTests'
+       'IntegrationTests\.ClientKillTests' 'GuardSimulationTests\.FleetSimulationTests' 'GuardrailsTests\.GuardSimulationTests' 'HTTPServerTests\.ServerSuites' 'IntegrationTests\.ClientCacheTests'
        'IntegrationTests\.ClientCLITests' 'IntegrationTests\.GuardRecomputationTests')
 
 suites=$(swift test list --skip-build 2>/dev/null | sed 's#/.*##' | sort -u | grep -E "${TEST_FILTER:-.}" || true)

@@ -6,20 +6,24 @@ import TestRandomness
 /// SPEC §13.2: 200 SIGKILLs at random points of update, install and event recording, each
 /// followed by a relaunch (`status`): the cache is never corrupt, no event whose `record`
 /// returned is lost (nor sent twice), and no model is rolled back or blocked by the kills.
-@Suite(.serialized) final class ClientKillTests {
+/// The 200 are two runs of 100 at once, each with its own server and cache: they mostly wait on
+/// the processes they start, and one run of 200 was among the suites' longest.
+@Suite final class ClientKillTests {
+    static let kills = 100
     let fx: ClientFixture
     init() throws { fx = try ClientFixture() }
 
-    @Test func twoHundredSIGKILLs_leaveNoCorruption_noLostEvent_noMisfiredRollback_SPEC13_2() throws {
-        var random = SeededGenerator(state: UInt64(Date().timeIntervalSince1970))
+    @Test(arguments: 1...2)
+    func twoRunsOf100SIGKILLs_leaveNoCorruption_noLostEvent_noMisfiredRollback_SPEC13_2(run: Int) throws {
+        var random = SeededGenerator(state: UInt64(Date().timeIntervalSince1970) &* UInt64(run))
         let seed = random.state
         var published: [String] = [try fx.publish(size: 256 << 10).id]
         var recorded: [String] = []   // events whose `record` exited 0 before the kill
         let steps = ["downloaded", "staged", "committed", "activated"]
         var killed = 0
         var round = 0
-        // Until 200 processes died by SIGKILL mid-work (a `record` that finished first is no kill).
-        while killed < 200, round < 320 {
+        // Until 100 processes died by SIGKILL mid-work (a `record` that finished first is no kill).
+        while killed < Self.kills, round < Self.kills * 8 / 5 {
             let kill = round
             round += 1
             switch kill % 3 {
@@ -60,8 +64,8 @@ import TestRandomness
         let names = export.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .compactMap { $0["name"] as? String }
         let counts = Dictionary(names.map { ($0, 1) }, uniquingKeysWith: +)
-        #expect(recorded.count > 10, "seed \(seed): only \(recorded.count) records finished before their kill")
-        #expect(killed == 200, "seed \(seed): \(killed) processes killed in \(round) rounds")
+        #expect(recorded.count > 5, "seed \(seed): only \(recorded.count) records finished before their kill")
+        #expect(killed == Self.kills, "seed \(seed): \(killed) processes killed in \(round) rounds")
         for name in recorded { #expect(counts[name] == 1, "seed \(seed): \(name) exported \(counts[name] ?? 0) times") }
         #expect(counts["model_rejected"] == nil, "seed \(seed): a kill rolled a model back")
         let models = try fx.client(["--json", "models"])

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import Synchronization
 import Guardrails
 import HTTPTestSupport
 import Testing
@@ -14,7 +15,7 @@ import TestRandomness
 /// control arm reports first, and a client's events are committed as one group (the store's
 /// commit record), so no evaluation ever sees a ready pair of arms before the whole load is in.
 /// The decision therefore covers exactly what the export holds, and the comparison can be exact.
-@Suite(.serialized) final class GuardRecomputationTests {
+@Suite final class GuardRecomputationTests {
     /// Figures are printed by modeld in shortest round-trip form; the evaluator sums
     /// incrementally and the recomputation in two passes, so only rounding separates them.
     static let tolerance = 1e-9
@@ -138,21 +139,40 @@ private struct GuardRun {
 
     /// Each client checks for an update (POST /latest, as an app does) and reports, in one batch,
     /// 4 prompts of the model it was served — `purchased` with probability 0.1 on the challenger,
-    /// 0.5 on the baseline — and one event of another name, which must not count. Clients take
-    /// turns over `servers`, one keep-alive connection each.
+    /// 0.5 on the baseline — and one event of another name, which must not count. Four lanes at
+    /// once, each with one keep-alive connection per server that its clients take turns over:
+    /// one lane waited out every event batch's fsync in turn, and took minutes on a busy disk.
+    /// The draws are made first, in client order, so the load is the same whatever the lanes'
+    /// interleaving; a decision still waits for the whole load, since each arm has exactly
+    /// `min_clients_per_arm` clients.
     func load<C: Collection<Client>>(_ clients: C, through servers: [ModeldServer], random: inout SeededGenerator) throws {
-        let connections = try servers.map { try RawClient(port: $0.port) }
-        for (i, client) in clients.enumerated() {
-            let connection = connections[i % connections.count]
-            let model = try #require(try connection.postJSON("/latest?sdk=1.0", #"{"batch_id":"check","client_id":"\#(client.id)","events":[]}"#)["id"] as? String)
-            #expect(model == (client.arm == .treatment ? challenger : baseline), "\(client.id) in \(client.arm) was served \(model)")
-            let p = model == challenger ? 0.1 : 0.5
-            var events = (0..<4).map { _ in
-                #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#(Double.random(in: 0..<1, using: &random) < p ? "purchased" : "dismissed")"}"#
+        let draws = clients.map { client in (client, (0..<4).map { _ in Double.random(in: 0..<1, using: &random) }) }
+        let ports = servers.map(\.port)
+        let problems = Mutex<[String]>([])
+        let lanes = 4
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            do {
+                let connections = try ports.map { try RawClient(port: $0) }
+                for (i, (client, draw)) in draws.enumerated() where i % lanes == lane {
+                    let connection = connections[i / lanes % connections.count]
+                    let model = try connection.postJSON("/latest?sdk=1.0", #"{"batch_id":"check","client_id":"\#(client.id)","events":[]}"#)["id"] as? String
+                    guard let model, model == (client.arm == .treatment ? challenger : baseline) else {
+                        problems.withLock { $0.append("\(client.id) in \(client.arm) was served \(model ?? "nothing")") }
+                        continue
+                    }
+                    let p = model == challenger ? 0.1 : 0.5
+                    var events = draw.map {
+                        #"{"name":"upsell","ts":"2026-11-21T10:00:00Z","model_id":"\#(model)","outcome":"\#($0 < p ? "purchased" : "dismissed")"}"#
+                    }
+                    events.append(#"{"name":"screen_view","ts":"2026-11-21T10:00:01Z","model_id":"\#(model)","outcome":"purchased"}"#)
+                    _ = try connection.postJSON("/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client.id)","events":[\#(events.joined(separator: ","))]}"#)
+                }
+            } catch {
+                problems.withLock { $0.append("lane \(lane): \(error)") }
             }
-            events.append(#"{"name":"screen_view","ts":"2026-11-21T10:00:01Z","model_id":"\#(model)","outcome":"purchased"}"#)
-            _ = try connection.postJSON("/events?sdk=1.0", #"{"batch_id":"b1","client_id":"\#(client.id)","events":[\#(events.joined(separator: ","))]}"#)
         }
+        let found = problems.withLock { $0 }
+        #expect(found.isEmpty, "\(found.prefix(5))")
     }
 
     /// This challenger's lines of `data/guard-decisions.jsonl`.
@@ -251,7 +271,9 @@ extension RawClient {
     func postJSON(_ path: String, _ body: String) throws -> [String: Any] {
         try send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
         let response = try readResponse()
-        try #require(response.status == 200, "\(path) → \(response.status) \(response.text)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        guard response.status == 200, let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+            throw RawClientError("\(path) → \(response.status) \(response.text)")
+        }
+        return object
     }
 }
