@@ -22,6 +22,13 @@ import TestRandomness
         let steps = ["downloaded", "staged", "committed", "activated"]
         var killed = 0
         var round = 0
+        // A `record` is killed at a random point of its own run: how long one takes on this
+        // machine now (a fixed range missed most of them under load, and too few finished).
+        let started = Date()
+        let calibration = try fx.client(["record", "--name", "calibrate"])
+        try #require(calibration.status == 0, "\(calibration.stderr)")
+        recorded.append("calibrate")
+        let recordMicros = UInt32(min(5.0, max(0.02, Date().timeIntervalSince(started))) * 1e6)
         // Until 100 processes died by SIGKILL mid-work (a `record` that finished first is no kill).
         while killed < Self.kills, round < Self.kills * 8 / 5 {
             let kill = round
@@ -42,7 +49,7 @@ import TestRandomness
             default:  // record: killed at a random point of opening the cache, appending or closing
                 let name = "kill\(kill)"
                 let process = try fx.startClient(["record", "--name", name])
-                usleep(UInt32.random(in: 0...250_000, using: &random))  // as above; some finish first
+                usleep(UInt32.random(in: 0...2 * recordMicros, using: &random))  // as above; about half finish first
                 process.signal(SIGKILL)
                 switch try process.wait(timeout: .seconds(30)).status {
                 case 0: recorded.append(name)
