@@ -80,7 +80,13 @@ struct GuardEvaluatorState {
             tail = nil
         }
         for r in running {
-            if experiments[r.id] == nil { experiments[r.id] = GuardExperiment(release: r, catalog: catalog) } else { experiments[r.id]!.update(release: r, catalog: catalog) }
+            if experiments[r.id] == nil {
+                // The SRM test's running minimum survives restarts and rebuilds in the state file.
+                let srmPValue = records.srmPValue(releaseID: r.id, guardStartedAt: r.guardPlan?.runtime.startedAt)
+                experiments[r.id] = GuardExperiment(release: r, catalog: catalog, srmPValue: srmPValue)
+            } else {
+                experiments[r.id]!.update(release: r, catalog: catalog)
+            }
         }
         if tail == nil {
             let oldest = running.compactMap { $0.guardPlan?.runtime.startedAt }.min() ?? now
@@ -99,7 +105,9 @@ struct GuardEvaluatorState {
         metrics.recordGuardSkippedLines(tail!.skipped - skippedBefore)
         for id in ids {
             guard let experiment = experiments[id], let plan = experiment.release.guardPlan else { continue }
-            let evaluation = GuardEngine.evaluate(plan, stage: experiment.release.rolloutPercent, arms: experiment.arms, now: now)
+            let evaluation = GuardEngine.evaluate(plan, stage: experiment.release.rolloutPercent, arms: experiment.arms, now: now,
+                                                  srmPValue: experiment.srmPValue)
+            experiments[id]!.srmPValue = evaluation.figures.srm.pValue
             if let decision = evaluation.decision, let applied = apply(decision, evaluation, experiment.release, now: now) {
                 changed = true
                 experiments[id]!.update(release: applied, catalog: catalog)
