@@ -3,7 +3,7 @@
 Guardrails tests hold the Swift statistics to (SPEC §11.3). CI never runs this: the JSON is
 committed. A developer runs it after changing a vector:
 
-    python3 -m venv /tmp/gv && /tmp/gv/bin/pip install gbstats==0.8.0 mpmath
+    python3 -m venv /tmp/gv && /tmp/gv/bin/pip install gbstats==0.8.0 mpmath ssrm-test==0.1.5
     /tmp/gv/bin/python scripts/guard-vectors.py
 
 Sources of truth:
@@ -14,7 +14,11 @@ Sources of truth:
   is first checked against gbstats 0.8.0's two-sided output (same ρ and shape) and against
   the one-sided vectors in GrowthBook's repository tests (growthbook/growthbook
   packages/stats/tests/frequentist/test_tests.py, TestSequentialOneSided*TTest, absolute).
-- srm: scipy.stats.chi2.sf(χ², 1), checked against mpmath erfc(√(χ²/2)).
+- srm: the sequential SRM test (docs/decisions/srm-sequential.md): ssrm-test 0.1.5 (PyPI,
+  Optimizely's reference implementation of Lindon, Semmens & Gotwalt 2022)
+  `sequential_p_values`, null 1:1, Dirichlet concentration 10,000, fed the counts that arrived
+  between looks; each look's ln BF checked against the closed form in 50-digit mpmath.
+  gbstats 0.8.0 has no sequential SRM function (only the χ² `check_srm`).
 """
 import json
 import os
@@ -23,14 +27,15 @@ from importlib.metadata import version
 
 try:
     import mpmath
-    from scipy.stats import chi2
+    import numpy
+    from ssrm_test.ssrm_test import sequential_p_values
     from gbstats.frequentist.tests import SequentialConfig, SequentialTwoSidedTTest
     from gbstats.models.statistics import ProportionStatistic, SampleMeanStatistic
 except ImportError as e:
-    sys.exit(f"guard-vectors: {e}; install with: pip install gbstats==0.8.0 mpmath")
+    sys.exit(f"guard-vectors: {e}; install with: pip install gbstats==0.8.0 mpmath ssrm-test==0.1.5")
 
-if version("gbstats") != "0.8.0":
-    sys.exit(f"guard-vectors: gbstats {version('gbstats')} installed; the vectors pin 0.8.0")
+if version("gbstats") != "0.8.0" or version("ssrm-test") != "0.1.5":
+    sys.exit(f"guard-vectors: gbstats {version('gbstats')}, ssrm-test {version('ssrm-test')} installed; the vectors pin 0.8.0 and 0.1.5")
 
 mpmath.mp.dps = 50
 OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "GuardrailsTests", "Fixtures", "guard-vectors.json")
@@ -132,19 +137,42 @@ for name, kind, control, treatment, alpha, s in ONE_SIDED:
                       "worse_higher_is_better": bool(d + h < 0), "better_higher_is_better": bool(d - h > 0),
                       "worse_lower_is_better": bool(-d + h < 0), "better_lower_is_better": bool(-d - h > 0)})
 
-SRM = [(5000, 5000), (5100, 4900), (5200, 4800), (10000, 9500), (10100, 9900), (50500, 49500),
-       (1000, 900), (1, 0), (10, 0), (123457, 120000), (1000000, 990000), (60000, 50000), (2000000, 1000000)]
+# Each vector is one guard's looks: cumulative (treatment, control) clients in the SRM test.
+SRM = [
+    ("balanced", [(5000, 5000)]),
+    ("2 % off at 10,000", [(5100, 4900)]),
+    ("4 % off at 10,000", [(5200, 4800)]),
+    ("10,000 vs 9,500", [(10000, 9500)]),
+    ("101,000 vs 99,000", [(101000, 99000)]),
+    ("a tenth of treatment lost at 11,000", [(5211, 5789)]),
+    ("1 vs 0", [(1, 0)]),
+    ("10 vs 0", [(10, 0)]),
+    ("0 vs 1,000", [(0, 1000)]),
+    ("0.5 % off at 2,000,000: significant, under the 1-point floor", [(1010000, 990000)]),
+    ("2:1 at 3,000,000", [(2000000, 1000000)]),
+    ("the false alarm the χ² test raised in the fleet simulation (p 0.00095)", [(2000, 1900), (8086, 7671)]),
+    ("a dip that recovers: the running minimum keeps it", [(600, 400), (1300, 1000), (5000, 5000), (20000, 20000)]),
+    ("flagged, then under the floor: p stays, the flag goes", [(5300, 4700), (60000, 59000)]),
+    ("growing slowly, one look per 100 clients", [(52 * k, 48 * k) for k in range(1, 21)]),
+]
 srm = []
-for t, c in SRM:
-    x = (t - c) ** 2 / (t + c)
-    p_scipy = float(chi2.sf(x, 1))
-    p_mp = mpmath.erfc(mpmath.sqrt(mpmath.mpf((t - c) ** 2) / (t + c) / 2))
-    assert p_mp == 0 or close(p_scipy, float(p_mp), 1e-9), (t, c, p_scipy, float(p_mp))
-    srm.append({"treatment": t, "control": c, "chi_squared": x, "p": float(p_mp), "p_scipy": p_scipy,
-                "mismatch": bool(float(p_mp) < 0.001 and abs(t / (t + c) - 0.5) >= 0.01)})
+for name, looks in SRM:
+    increments = numpy.array([(t - (looks[i - 1][0] if i else 0), c - (looks[i - 1][1] if i else 0)) for i, (t, c) in enumerate(looks)])
+    ps = sequential_p_values(increments, [0.5, 0.5], dirichlet_concentration=10000)
+    rows = []
+    for (t, c), p in zip(looks, ps):
+        a = mpmath.mpf(5000)
+        log_bf = (mpmath.loggamma(a + t) + mpmath.loggamma(a + c) - mpmath.loggamma(2 * a + t + c)
+                  - 2 * mpmath.loggamma(a) + mpmath.loggamma(2 * a) + (t + c) * mpmath.log(2))
+        inverse = float(mpmath.exp(-log_bf))
+        prev = rows[-1]["p"] if rows else 1.0
+        assert close(float(p), min(prev, inverse), 1e-7) or float(p) == min(prev, inverse) == 0, (name, t, c, float(p), inverse)
+        rows.append({"treatment": t, "control": c, "log_bayes_factor": float(log_bf), "p": float(p),
+                     "mismatch": bool(float(p) < 0.001 and abs(t / (t + c) - 0.5) >= 0.01)})
+    srm.append({"name": name, "looks": rows})
 
 doc = {
-    "generator": f"scripts/guard-vectors.py with gbstats {version('gbstats')}, scipy {version('scipy')}, mpmath {version('mpmath')}",
+    "generator": f"scripts/guard-vectors.py with gbstats {version('gbstats')}, ssrm-test {version('ssrm-test')}, scipy {version('scipy')}, mpmath {version('mpmath')}",
     "two_sided": two_sided,
     "growthbook_one_sided": growthbook_one_sided,
     "one_sided": one_sided,
@@ -154,4 +182,4 @@ with open(OUT, "w") as f:
     json.dump(doc, f, indent=1)
     f.write("\n")
 print(f"guard-vectors: wrote {os.path.normpath(OUT)}: {len(two_sided)} two-sided (gbstats), "
-      f"{len(growthbook_one_sided)} GrowthBook one-sided, {len(one_sided)} one-sided (mpmath), {len(srm)} SRM")
+      f"{len(growthbook_one_sided)} GrowthBook one-sided, {len(one_sided)} one-sided (mpmath), {len(srm)} SRM sequences (ssrm-test)")

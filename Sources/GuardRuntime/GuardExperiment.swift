@@ -10,6 +10,8 @@ public struct GuardExperiment {
     private let releaseKey: String
     public private(set) var release: Release
     public private(set) var arms = GuardAccumulator()
+    /// The SRM test's running minimum (`SRMFigures.pValue`), handed from one evaluation to the next.
+    public var srmPValue: Double?
     private var clients = ClientTable()
     /// Clients of the channel (their event names one of its releases) seen with events that did
     /// not count (outside both arms, or a treatment client not yet on the challenger): the
@@ -19,8 +21,9 @@ public struct GuardExperiment {
     /// they name one of them.
     private var channelReleases: Set<String> = []
 
-    public init(release: Release, catalog: Catalog) {
+    public init(release: Release, catalog: Catalog, srmPValue: Double? = nil) {
         releaseID = release.id
+        self.srmPValue = srmPValue
         releaseKey = release.id.lowercased()
         self.release = release
         update(release: release, catalog: catalog)

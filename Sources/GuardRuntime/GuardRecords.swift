@@ -129,6 +129,20 @@ public struct GuardRecords: Sendable {
         try FileIO.atomicReplace(statePath(releaseID), with: bytes + [UInt8(ascii: "\n")])
     }
 
+    /// The SRM test's running minimum as the last evaluation of a release's guard (begun at
+    /// `guardStartedAt`) left it in the state file, so an evaluator that restarts or takes over
+    /// keeps the looks before it (docs/decisions/srm-sequential.md). Nil without a file, for one
+    /// written before this guard began (an earlier guard of the release), or one it cannot read:
+    /// the test then starts afresh, which forgets a past dip but stays valid.
+    public func srmPValue(releaseID: String, guardStartedAt: Int64?) -> Double? {
+        guard let startedAt = guardStartedAt,
+              let bytes = try? FileIO.read(statePath(releaseID)), let state = try? JSONReader.parse(bytes).value,
+              let evaluatedAt = state["evaluated_at"]?.stringValue.flatMap(Timestamp.init(rfc3339:)),
+              evaluatedAt.millisecondsSinceEpoch >= startedAt
+        else { return nil }
+        return state["srm"]?["p_value"]?.numberValue
+    }
+
     /// The last `limit` decision lines of one release, oldest first; none before the first
     /// decision (no file), an error when the file cannot be read.
     public func decisions(of releaseID: String, limit: Int = 20) throws(CatalogError) -> [[UInt8]] {

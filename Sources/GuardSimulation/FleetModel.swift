@@ -28,6 +28,10 @@ public struct FleetModel: Hashable, Sendable {
     public let dailyActive: Double
     public let eventsPerDay: Double
     public let truth: Truth
+    /// A real sample ratio mismatch to inject (tests only, no flag): the share of treatment
+    /// clients whose batches never reach the server, as when the challenger's build loses its
+    /// reports. Drawn per client, apart from its bucket.
+    var lostTreatmentReporters = 0.0
 
     public init(clients: Int = 100_000, days: Int = 14, pollHours: Double = 4, downloadMinutes: Double = 10,
                 dailyActive: Double = 0.6, eventsPerDay: Double = 3, truth: Truth) throws(SimulationInputError) {

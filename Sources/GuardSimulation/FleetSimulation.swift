@@ -43,6 +43,8 @@ public struct FleetSimulation {
         guardPlan.runtime = GuardPlan.Runtime(status: .collecting, startedAt: SimulationClock.epoch, stageStartedAt: SimulationClock.epoch)
         var release = ReleaseState(stage: plan.stages[0])
         var arms = GuardAccumulator()
+        // The SRM test's running minimum, carried from look to look as the evaluator carries it.
+        var srmPValue: Double?
         var result = SimulatedRun(seed: seed, firstStage: plan.stages[0])
 
         for i in 0..<fleet.clients {
@@ -69,7 +71,8 @@ public struct FleetSimulation {
                 }
             }
             let now = SimulationClock.epoch + Int64((slot + 1) * Self.evaluationSeconds) * 1000
-            let evaluation = GuardEngine.evaluate(guardPlan, stage: release.stage, arms: arms, now: now)
+            let evaluation = GuardEngine.evaluate(guardPlan, stage: release.stage, arms: arms, now: now, srmPValue: srmPValue)
+            srmPValue = evaluation.figures.srm.pValue
             result.finalStatus = evaluation.status
             if let decision = evaluation.decision {
                 guardPlan.runtime = guardPlan.runtime.recording(evaluation, at: now)
@@ -88,7 +91,7 @@ public struct FleetSimulation {
     /// its events are dropped.
     private func deliver(_ i: Int, at t: UInt32, _ clients: inout Fleet, release: ReleaseState, plan: GuardPlan, arms: inout GuardAccumulator) {
         let baseline = clients.takeBatch(i, ran: .baseline), challenger = clients.takeBatch(i, ran: .challenger)
-        guard baseline.events + challenger.events > 0,
+        guard baseline.events + challenger.events > 0, !losesReports(i, bucket: Int(clients.buckets[i]), stage: release.stage),
               var tally = clients.tallies[i] ?? ArmRule.entering(bucket: Int(clients.buckets[i]), percent: release.stage, plan: plan)
         else { return }
         let receivedAt = SimulationClock.epoch + Int64(t) * 1000
@@ -100,6 +103,14 @@ public struct FleetSimulation {
         record(baseline, onChallenger: false)
         record(challenger, onChallenger: true)
         if tally.inSRM || tally.events > 0 { clients.tallies[i] = tally }
+    }
+
+    /// Whether client `i`'s batches are lost (`FleetModel.lostTreatmentReporters`): a treatment
+    /// client whose own uniform draw, a hash of its index, falls below the share.
+    private func losesReports(_ i: Int, bucket: Int, stage: Int) -> Bool {
+        guard fleet.lostTreatmentReporters > 0, ReleaseSelector.arm(bucket: bucket, percent: stage) == .treatment else { return false }
+        let draw = Double(((UInt64(i) &+ 1) &* 0x9E37_79B9_7F4A_7C15) >> 11) / 9_007_199_254_740_992
+        return draw < fleet.lostTreatmentReporters
     }
 
     /// Day `day`'s uses: each client is active with probability `dailyActive` and then makes

@@ -4,19 +4,20 @@
 public struct SRMFigures: Hashable, Sendable {
     public let treatment: Int
     public let control: Int
-    /// χ²₁ p-value of treatment vs control; nil without clients.
+    /// The sequential p-value (`SampleRatio.pValue`): the running minimum over this guard's
+    /// looks, so the caller hands it to the next evaluation; nil before anybody was counted.
     public let pValue: Double?
     /// The stages (rollout percents) whose cohorts were used.
     public let cohorts: [Int]
     public let mismatch: Bool
 
-    init(plan: GuardPlan, arms: GuardAccumulator, settledCohorts: Int) {
+    init(plan: GuardPlan, arms: GuardAccumulator, settledCohorts: Int, previousPValue: Double?) {
         let v4 = plan.settleSeconds == 0
         treatment = v4 ? arms.treatment.clients : arms.clients(.treatment, cohorts: settledCohorts)
         control = v4 ? arms.control.clients : arms.clients(.control, cohorts: settledCohorts)
-        pValue = SampleRatio.pValue(treatment: treatment, control: control)
+        pValue = SampleRatio.pValue(treatment: treatment, control: control, previous: previousPValue)
         cohorts = Array(plan.stages.prefix(settledCohorts))
-        mismatch = SampleRatio.isMismatch(treatment: treatment, control: control)
+        mismatch = SampleRatio.isMismatch(pValue: pValue, treatment: treatment, control: control)
     }
 }
 
@@ -37,14 +38,16 @@ public struct GuardFigures: Hashable, Sendable {
     /// Proven better: Δ̂ − h₁ > 0 (Δ̂ in the better direction).
     public let provenBetter: Bool
 
-    /// - Parameter settledCohorts: how many cohorts the SRM test uses (`GuardPlan.settledCohorts`);
-    ///   the other decisions use every counted client.
-    public init(plan: GuardPlan, arms: GuardAccumulator, settledCohorts: Int) {
+    /// - Parameters:
+    ///   - settledCohorts: how many cohorts the SRM test uses (`GuardPlan.settledCohorts`); the
+    ///     other decisions use every counted client.
+    ///   - srmPValue: the SRM p-value of this guard's last look (`srm.pValue`), nil for none.
+    public init(plan: GuardPlan, arms: GuardAccumulator, settledCohorts: Int, srmPValue: Double? = nil) {
         treatment = arms.treatment
         control = arms.control
         alpha = plan.alpha
         tuningClients = plan.tuningClients
-        srm = SRMFigures(plan: plan, arms: arms, settledCohorts: settledCohorts)
+        srm = SRMFigures(plan: plan, arms: arms, settledCohorts: settledCohorts, previousPValue: srmPValue)
         var d: Double?, h: Double?
         if let mT = treatment.mean, let mC = control.mean, let vT = treatment.variance, let vC = control.variance {
             d = mT - mC
@@ -109,8 +112,10 @@ public enum GuardEngine {
     ///     stages was set by hand, and a manual change always wins (§11.4): `manual_override`.
     ///   - now: milliseconds since the Unix epoch. A runtime time the evaluator has not set yet
     ///     counts as "just now", so nothing soaks or expires on a missing time.
-    public static func evaluate(_ plan: GuardPlan, stage: Int, arms: GuardAccumulator, now: Int64) -> GuardEvaluation {
-        let figures = GuardFigures(plan: plan, arms: arms, settledCohorts: plan.settledCohorts(stage: stage, now: now))
+    ///   - srmPValue: the previous evaluation's `figures.srm.pValue` (nil before the first): the
+    ///     SRM test is sequential, its p-value the running minimum over the looks.
+    public static func evaluate(_ plan: GuardPlan, stage: Int, arms: GuardAccumulator, now: Int64, srmPValue: Double? = nil) -> GuardEvaluation {
+        let figures = GuardFigures(plan: plan, arms: arms, settledCohorts: plan.settledCohorts(stage: stage, now: now), srmPValue: srmPValue)
         let previous = plan.runtime.status
         func outcome(_ status: GuardStatus, _ decision: GuardDecision? = nil) -> GuardEvaluation {
             GuardEvaluation(status: status, decision: decision, figures: figures)

@@ -33,29 +33,3 @@ public enum SequentialBound {
         return (variance * n).squareRoot() * (2 * growth / (n * n * rho2) * level).squareRoot()
     }
 }
-
-/// Sample ratio mismatch (SPEC §11.3): are the counted clients split 1:1 as assignment says?
-/// A challenger that crashes or never reports loses reporting clients; this notices.
-public enum SampleRatio {
-    /// χ² of n_T vs n_C against 1:1 (1 d.o.f.): (n_T − n_C)² / (n_T + n_C).
-    public static func chiSquared(treatment: Int, control: Int) -> Double {
-        let d = Double(treatment) - Double(control)
-        return d * d / (Double(treatment) + Double(control))
-    }
-
-    /// P(χ²₁ ≥ x) = erfc(√(x/2)), exact for one degree of freedom (χ²₁ is a squared normal);
-    /// nil without clients.
-    public static func pValue(treatment: Int, control: Int) -> Double? {
-        guard treatment + control > 0 else { return nil }
-        return erfc((chiSquared(treatment: treatment, control: control) / 2).squareRoot())
-    }
-
-    /// Flagged only when the split is both significant (p < 0.001) and large enough to matter
-    /// (treatment share off 0.5 by ≥ 0.01): at millions of clients a 50.2/49.8 split is
-    /// "significant" yet harmless (mozilla/experimenter #16011).
-    public static func isMismatch(treatment: Int, control: Int) -> Bool {
-        guard let p = pValue(treatment: treatment, control: control) else { return false }
-        let share = Double(treatment) / (Double(treatment) + Double(control))
-        return p < 0.001 && abs(share - 0.5) >= 0.01
-    }
-}

@@ -80,7 +80,13 @@ struct GuardEvaluatorState {
             tail = nil
         }
         for r in running {
-            if experiments[r.id] == nil { experiments[r.id] = GuardExperiment(release: r, catalog: catalog) } else { experiments[r.id]!.update(release: r, catalog: catalog) }
+            if experiments[r.id] == nil {
+                // The SRM test's running minimum survives restarts and rebuilds in the state file.
+                let srmPValue = records.srmPValue(releaseID: r.id, guardStartedAt: r.guardPlan?.runtime.startedAt)
+                experiments[r.id] = GuardExperiment(release: r, catalog: catalog, srmPValue: srmPValue)
+            } else {
+                experiments[r.id]!.update(release: r, catalog: catalog)
+            }
         }
         if tail == nil {
             let oldest = running.compactMap { $0.guardPlan?.runtime.startedAt }.min() ?? now
@@ -99,7 +105,9 @@ struct GuardEvaluatorState {
         metrics.recordGuardSkippedLines(tail!.skipped - skippedBefore)
         for id in ids {
             guard let experiment = experiments[id], let plan = experiment.release.guardPlan else { continue }
-            let evaluation = GuardEngine.evaluate(plan, stage: experiment.release.rolloutPercent, arms: experiment.arms, now: now)
+            let evaluation = GuardEngine.evaluate(plan, stage: experiment.release.rolloutPercent, arms: experiment.arms, now: now,
+                                                  srmPValue: experiment.srmPValue)
+            experiments[id]!.srmPValue = evaluation.figures.srm.pValue
             // The figures first: a reader who sees the decision's catalog (the watcher installs it
             // as soon as catalog.json is renamed) then finds the figures it was taken on.
             do throws(CatalogError) {

@@ -40,6 +40,19 @@ import Testing
         #expect(v4.runsRaisingSRM >= 2, "v4's rule should raise srm after advances: \(v4.text())")
     }
 
+    /// A real mismatch is still caught by the sequential SRM test: a tenth of the treatment
+    /// clients lose every report (47.4 % of the reporters in treatment). The test needs about
+    /// 11,000 settled clients at that split, which 40,000 clients reach once the 25 % cohort
+    /// has settled (day 3 at one-day stages). The same fleet without the loss raises nothing.
+    @Test func tenthOfTreatmentReportersLost_raisesSRM_SPEC11_3() throws {
+        var lossy = try Self.fleet(clients: 40_000, days: 4)
+        lossy.lostTreatmentReporters = 0.1
+        let caught = FleetSimulation(plan: try Self.plan(), fleet: lossy).summary(runs: 2, seed: 11)
+        #expect(caught.runsRaisingSRM == 2, "\(caught.text())")
+        let intact = FleetSimulation(plan: try Self.plan(), fleet: try Self.fleet(clients: 40_000, days: 4)).summary(runs: 1, seed: 11)
+        #expect(intact.runsRaisingSRM == 0, "\(intact.text())")
+    }
+
     /// Harm well beyond the margin (0.3 → 0.2): every run pauses, none is promoted.
     @Test func strongNegativeEffect_pausedNeverPromoted_SPEC11_6() throws {
         let summary = FleetSimulation(plan: try Self.plan(), fleet: try Self.fleet(effect: -0.1)).summary(runs: 6, seed: 7)

@@ -1,3 +1,4 @@
+import Foundation
 import GuardRuntime
 import Guardrails
 import Testing
@@ -57,5 +58,23 @@ import Testing
                            stage: 50, plan: Self.plan, into: &tally, arms: &arms)
         }
         #expect(arms.clients(.control, cohorts: 2) == 1 && tally.events == 3)
+    }
+}
+
+/// The SRM test's running minimum survives a restart of the evaluator (or a change of the
+/// replica evaluating) through the state file (docs/decisions/srm-sequential.md).
+@Suite struct SRMPValueStateTests {
+    @Test func stateFile_givesBackTheRunningMinimum_ofThisGuardOnly() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("srm-state-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let records = GuardRecords(dataDir: dir)
+        let t0 = SRMCountingTests.t0, plan = SRMCountingTests.plan
+        #expect(records.srmPValue(releaseID: "r1", guardStartedAt: t0) == nil, "no file yet")
+        let arms = GuardAccumulator(treatment: ArmStats(clients: 1_100), control: ArmStats(clients: 1_000))
+        let figures = GuardEngine.evaluate(plan, stage: 50, arms: arms, now: t0 + 1, srmPValue: 0.000_5).figures
+        try records.writeState("R1", GuardRecords.state(figures: figures, pendingClients: 0, at: t0 + 1))
+        #expect(records.srmPValue(releaseID: "r1", guardStartedAt: t0) == 0.000_5)
+        #expect(records.srmPValue(releaseID: "r1", guardStartedAt: t0 + 2) == nil, "a later guard of the release starts afresh")
+        #expect(records.srmPValue(releaseID: "r1", guardStartedAt: nil) == nil)
     }
 }

@@ -122,6 +122,26 @@ import Testing
         #expect(settled.figures.srm.cohorts == [1, 5] && settled.figures.srm.control == 13_000 && settled.figures.srm.pValue! < 0.001)
     }
 
+    /// The SRM p-value is sequential (docs/decisions/srm-sequential.md): an evaluation keeps the
+    /// running minimum of the previous look's p and its own 1/BF. A past dip below 0.001 flags
+    /// while the split is still ≥ 1 point off ½ (the same counts looked at afresh would not),
+    /// and no longer once the split is within the floor. (previous p, treatment, control) →
+    /// (p, status).
+    @Test(arguments: [
+        (nil, 1_100, 1_000, 0.7276410033548462, GuardStatus.healthy),
+        (0.0005, 1_100, 1_000, 0.0005, .srm),
+        (0.0005, 1_030, 1_000, 0.0005, .healthy),
+        (0.3, 10_000, 10_000, 0.3, .healthy),
+        (nil, 10_000, 10_000, 1, .healthy),
+        (0.3, 9_000, 10_000, 5.51603782124241e-08, .srm),
+    ] as [(Double?, Int, Int, Double, GuardStatus)])
+    func srmPValue_isTheRunningMinimumOverLooks(_ c: (previous: Double?, treatment: Int, control: Int, p: Double, status: GuardStatus)) {
+        let arms = Self.arms(50, c.treatment, 50, c.control)
+        let e = GuardEngine.evaluate(Self.plan(), stage: 1, arms: arms, now: Self.t0, srmPValue: c.previous)
+        #expect(close(e.figures.srm.pValue, c.p, rel: 1e-7), "p \(e.figures.srm.pValue ?? .nan)")
+        #expect(e.status == c.status)
+    }
+
     /// A cohort is the stage at which a bucket entered its arm (SPEC §11.2 v5).
     @Test(arguments: [(0, Arm.treatment, 0), (3, .treatment, 1), (9, .treatment, 2), (99, .control, 0), (95, .control, 1), (94, .control, 2), (90, .control, 2)])
     func cohort_isTheStageTheBucketEnteredItsArm_SPEC11_2(_ c: (bucket: Int, arm: Arm, cohort: Int)) {

@@ -45,11 +45,16 @@ struct GuardVectors: Decodable, Sendable {
         var testDescription: String { name }
     }
 
+    /// One guard's looks at the SRM test: cumulative clients, ln BF, the running-minimum p.
     struct SRM: Decodable, Sendable, CustomTestStringConvertible {
-        let treatment, control: Int
-        let chi_squared, p: Double
-        let mismatch: Bool
-        var testDescription: String { "\(treatment) vs \(control)" }
+        struct Look: Decodable, Sendable {
+            let treatment, control: Int
+            let log_bayes_factor, p: Double
+            let mismatch: Bool
+        }
+        let name: String
+        let looks: [Look]
+        var testDescription: String { name }
     }
 
     let two_sided: [TwoSided]
@@ -127,17 +132,25 @@ func close(_ a: Double?, _ b: Double, rel: Double = 1e-9) -> Bool {
         }
     }
 
-    /// χ²₁ survival via erfc against scipy/mpmath, and the "significant and ≥ 1 point off" flag.
+    /// The sequential SRM p-value (running minimum of 1/BF over the looks) against Optimizely's
+    /// `ssrm-test` and ln BF in mpmath; the flag is "p < 0.001 and ≥ 1 point off ½ now".
     @Test(arguments: GuardVectors.fixture.srm)
-    func srm_matchesScipy_SPEC11_3(_ v: GuardVectors.SRM) {
-        #expect(close(SampleRatio.chiSquared(treatment: v.treatment, control: v.control), v.chi_squared, rel: 1e-12))
-        let p = SampleRatio.pValue(treatment: v.treatment, control: v.control)
-        #expect(close(p, v.p), "p \(p ?? .nan)")
-        #expect(SampleRatio.isMismatch(treatment: v.treatment, control: v.control) == v.mismatch)
+    func srm_matchesSSRMTest_sequentially(_ v: GuardVectors.SRM) {
+        var previous: Double?
+        for look in v.looks {
+            // Absolute near 0 (1 vs 0 has ln BF exactly 0): lgamma of 10⁴–10⁶ leaves ~1e-11 there.
+            let logBF = SampleRatio.logBayesFactor(treatment: look.treatment, control: look.control)
+            #expect(abs(logBF - look.log_bayes_factor) <= 1e-9 * max(1, abs(look.log_bayes_factor)), "ln BF \(logBF)")
+            let p = SampleRatio.pValue(treatment: look.treatment, control: look.control, previous: previous)
+            #expect(look.p == 0 ? p == 0 : close(p, look.p, rel: 1e-7), "\(look.treatment) vs \(look.control): p \(p ?? .nan)")
+            #expect(SampleRatio.isMismatch(pValue: p, treatment: look.treatment, control: look.control) == look.mismatch)
+            previous = p
+        }
     }
 
-    @Test func srm_withoutClients_hasNoPValue() {
-        #expect(SampleRatio.pValue(treatment: 0, control: 0) == nil)
-        #expect(!SampleRatio.isMismatch(treatment: 0, control: 0))
+    @Test func srm_withoutClients_keepsThePreviousPValue() {
+        #expect(SampleRatio.pValue(treatment: 0, control: 0, previous: nil) == nil)
+        #expect(SampleRatio.pValue(treatment: 0, control: 0, previous: 0.2) == 0.2)
+        #expect(!SampleRatio.isMismatch(pValue: 0.0001, treatment: 0, control: 0))
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @testable import Guardrails
 import TestRandomness
 
@@ -49,8 +54,13 @@ enum Rule {
         { arms in GuardEngine.evaluate(plan, stage: plan.stages[0], arms: arms, now: 0).decision?.rule == .pause }
     }
 
-    static func guardFlagsSRM(_ plan: GuardPlan) -> (GuardAccumulator) -> Bool {
-        { arms in GuardEngine.evaluate(plan, stage: plan.stages[0], arms: arms, now: 0).decision?.rule == .srm }
+    /// What the guard no longer does: SPEC §11.3's fixed-horizon χ² SRM test (p < 0.001 and ≥ 1
+    /// point off ½) re-run at every look.
+    static func chiSquaredFlagsSRM(_ arms: GuardAccumulator) -> Bool {
+        let t = Double(arms.treatment.clients), c = Double(arms.control.clients)
+        guard t + c > 0 else { return false }
+        let p = erfc(((t - c) * (t - c) / (t + c) / 2).squareRoot())
+        return p < 0.001 && abs(t / (t + c) - 0.5) >= 0.01
     }
 
     /// What a guard must not do: a fixed-horizon one-sided z-test (z < −1.645) re-run at every
