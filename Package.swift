@@ -145,6 +145,10 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // MDPACK1 decoding speed in memory beside one SHA-256 pass and zlib (Benchmarks/transfer/run.sh).
+        .executableTarget(name: "pack-decode-bench", dependencies: ["TensorPack", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+                          path: "Benchmarks/transfer/PackDecodeBench"),
+
         // A zip reader (SPEC §13.1 zipped models): central directory first, every refusal before
         // unpacking; raw inflate through zlib (the system libz on Apple platforms). No Glibc.
         .target(name: "ZipArchive", dependencies: ["CZlib"]),

@@ -5,21 +5,43 @@
 #   For each pair, the bytes a device would fetch as a share of the new file: full, chunk delta
 #   (`modelctl delta`, SPEC §14), pack (`modelctl pack`), patch (`modelctl patch`), and the time
 #   to make the pack and the patch (release build, one core).
-#   3. Decoding speed: `modelctl unpack` of the generated packs and patches, output MB per
-#      second of CPU (user + sys: per core; it includes reading, XOR, SHA-256 and writing).
+#   3. Decoding speed of the generated packs and patches (r = 1e-3), MB of output per second of
+#      CPU (per core): in memory (pack-decode-bench: the decoder with its checks, the two SHA-256
+#      passes alone, and zlib inflating the same output as one stream), and files
+#      (`modelctl unpack` into tmpfs, beside `gzip -dc` of the same output).
 #   4. Peak RSS decoding a BIG_GIB (4) GiB float32 fine-tune patch (/usr/bin/time); BIG_GIB=0
 #      skips it.
-# Scratch in $SCRATCH, never the repo.
+#   5. A PUBLISH_GIB (1) GiB float32 publish through modeld + modelctl of this checkout and of
+#      AB_REV (default: main), built side by side (Benchmarks/ab-base.sh), interleaved, 3 each;
+#      AB_BIN=DIR takes the base's binaries from DIR instead (its modelctl, else this
+#      checkout's); PUBLISH_GIB=0 skips it. SPEC §16: ≤ 1.6× the base's (v4's) time.
+# Scratch in $SCRATCH, never the repo; the decoded outputs in /dev/shm.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
 SCRATCH=${SCRATCH:-/tmp/modeld-bench-transfer}
+SHM=/dev/shm/modeld-bench-transfer-$$
 WEIGHTS=${WEIGHTS:-16777216}   # per generated file: 64 MiB of float32, 32 MiB of float16
 BIG_GIB=${BIG_GIB:-4}
-bash scripts/install-deps.sh time >/dev/null
+PUBLISH_GIB=${PUBLISH_GIB:-1}
+AB_REV=${AB_REV:-main}
+PORT=${PORT:-18890}
+bash scripts/install-deps.sh time gzip curl >/dev/null
 swift build -c release --product modelctl >/dev/null
-ctl="$(swift build -c release --show-bin-path)/modelctl"
-rm -rf "$SCRATCH"; mkdir -p "$SCRATCH/real" "$SCRATCH/gen" "$SCRATCH/out"
+swift build -c release --product pack-decode-bench >/dev/null
+(( PUBLISH_GIB > 0 )) && swift build -c release --product modeld >/dev/null
+bin="$(swift build -c release --show-bin-path)"
+ctl="$bin/modelctl"
+bench="$bin/pack-decode-bench"
+base_bin=${AB_BIN:-}
+if (( PUBLISH_GIB > 0 )) && [[ -z $base_bin ]]; then
+  # shellcheck source=Benchmarks/ab-base.sh
+  source Benchmarks/ab-base.sh
+  base_bin=$(ab_base_bin "$PWD" "$AB_REV" "-c release" modeld modelctl)
+fi
+rm -rf "$SCRATCH" "$SHM"; mkdir -p "$SCRATCH/real" "$SCRATCH/gen" "$SCRATCH/out" "$SHM"
+pids=()
+trap 'rm -rf "$SHM"; for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done' EXIT
 
 # pair NAME OLD NEW: one table row. Chunk delta is what `modelctl delta` says is left to fetch
 # (the client takes it only when it reuses ≥ 10 %; the .chunks list itself is not counted).
@@ -62,26 +84,47 @@ for d in f32 f16; do
   for r in 1e-3 1e-2; do pair "$d r=$r" "$SCRATCH/gen/base-$d.bin" "$SCRATCH/gen/tuned-$r-$d.bin"; done
 done
 
-# unpack NAME FILE [BASE]: decodes FILE into the scratch, prints a row with MB/s per core and peak RSS
-unpack() {
-  local name=$1 file=$2 base=${3:-}
-  /usr/bin/time -f '%e %U %S %M' -o "$SCRATCH/time" "$ctl" unpack "$file" --output "$SCRATCH/out/decoded" ${base:+--base "$base"} >/dev/null
-  read -r wall user sys rss <"$SCRATCH/time"
-  python3 -c 'import sys; n, w, u, s, r = sys.argv[2:]; size = int(n)
-print(f"| {sys.argv[1]} | {size:,} | {size / 1e6 / (float(u) + float(s)):.0f} | {size / 1e6 / float(w):.0f} | {int(r) / 1024:.1f} |")' \
-    "$name" "$(stat -c %s "$SCRATCH/out/decoded")" "$wall" "$user" "$sys" "$rss"
-  rm -f "$SCRATCH/out/decoded"
+# cpu CMD…: runs CMD three times under /usr/bin/time; prints the least user+sys seconds and
+# the peak RSS (KiB) of that run. CPU seconds, not wall: the machine is shared.
+cpu() {
+  local best="" rss="" u s m
+  for _ in 1 2 3; do
+    /usr/bin/time -f '%U %S %M' -o "$SCRATCH/time" "$@" >/dev/null
+    read -r u s m <"$SCRATCH/time"
+    if [[ -z $best ]] || python3 -c "import sys; sys.exit(not ($u + $s < $best))"; then best=$(python3 -c "print($u + $s)"); rss=$m; fi
+  done
+  echo "$best $rss"
 }
-echo; echo "== decoding (modelctl unpack: read, inflate, join planes, XOR, SHA-256 per block and whole, write)"
-echo "| what | decoded bytes | MB/s per core (user+sys) | MB/s wall | peak RSS MiB |"
-echo "|---|---:|---:|---:|---:|"
+mbs() { python3 -c "import sys; print(f'{int(sys.argv[1]) / 1e6 / max(float(sys.argv[2]), 0.005):.0f}')" "$1" "$2"; }
+# unpack NAME FILE REFERENCE [BASE]: decodes FILE into tmpfs (checked against REFERENCE), and
+# the same output through gzip -dc
+unpack() {
+  local name=$1 file=$2 reference=$3 base=${4:-} size ours rss peer
+  size=$(stat -c %s "$reference")
+  read -r ours rss < <(cpu "$ctl" unpack "$file" --output "$SHM/decoded" ${base:+--base "$base"})
+  cmp -s "$SHM/decoded" "$reference" || { echo "$name: decoded file differs" >&2; exit 1; }
+  gzip -6 -c "$reference" >"$SCRATCH/out/reference.gz"
+  read -r peer _ < <(cpu sh -c "gzip -dc '$SCRATCH/out/reference.gz' >'$SHM/peer'")
+  echo "| $name | $(python3 -c "print(f'{$size:,}')") | $(mbs "$size" "$ours") | $(mbs "$size" "$peer") | $(python3 -c "print(f'{$rss / 1024:.1f}')") |" >>"$SCRATCH/unpack.md"
+  rm -f "$SHM/decoded" "$SHM/peer" "$SCRATCH/out/reference.gz"
+}
+echo; echo "== decoding in memory (pack-decode-bench), MB of output per CPU second, best of 3"
+echo "| what | decoded bytes | coded bytes | MDPACK1 decode, every block and the whole file checked | SHA-256 ×2 alone (the checks) | decode less the hashing | zlib inflate of the same output (deflate -6, its ratio) |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+: >"$SCRATCH/unpack.md"
 for d in f32 f16; do
   "$ctl" pack "$SCRATCH/gen/tuned-1e-3-$d.bin" --output "$SCRATCH/out/$d.pack" >/dev/null
   "$ctl" patch "$SCRATCH/gen/base-$d.bin" "$SCRATCH/gen/tuned-1e-3-$d.bin" --output "$SCRATCH/out/$d.patch" >/dev/null
-  unpack "$d pack" "$SCRATCH/out/$d.pack"
-  unpack "$d patch r=1e-3" "$SCRATCH/out/$d.patch" "$SCRATCH/gen/base-$d.bin"
+  "$bench" "$d pack" "$SCRATCH/out/$d.pack"
+  "$bench" "$d patch r=1e-3" "$SCRATCH/out/$d.patch" "$SCRATCH/gen/base-$d.bin"
+  unpack "$d pack" "$SCRATCH/out/$d.pack" "$SCRATCH/gen/tuned-1e-3-$d.bin"
+  unpack "$d patch r=1e-3" "$SCRATCH/out/$d.patch" "$SCRATCH/gen/tuned-1e-3-$d.bin" "$SCRATCH/gen/base-$d.bin"
   rm -f "$SCRATCH/out/$d.pack" "$SCRATCH/out/$d.patch"
 done
+echo; echo "== decoding files, MB of output per CPU second (user + sys), best of 3, the output in tmpfs"
+echo "| what | decoded bytes | modelctl unpack (read, decode, checks, write) | gzip -dc of the same output (gzip -6) | unpack peak RSS MiB |"
+echo "|---|---:|---:|---:|---:|"
+cat "$SCRATCH/unpack.md"
 
 if (( BIG_GIB > 0 )); then
   rm -rf "$SCRATCH/gen"; mkdir -p "$SCRATCH/big"
@@ -90,6 +133,54 @@ if (( BIG_GIB > 0 )); then
   "$ctl" patch "$SCRATCH/big/base-f32.bin" "$SCRATCH/big/tuned-1e-3-f32.bin" --output "$SCRATCH/out/big.patch" --json
   t1=$(date +%s.%N)
   echo "(patch of $BIG_GIB GiB made in $(python3 -c "print(round($t1 - $t0))") s)"
-  unpack "$BIG_GIB GiB f32 patch r=1e-3" "$SCRATCH/out/big.patch" "$SCRATCH/big/base-f32.bin"
-  rm -rf "$SCRATCH/big" "$SCRATCH/out/big.patch"
+  /usr/bin/time -f '%e %U %S %M' -o "$SCRATCH/time" "$ctl" unpack "$SCRATCH/out/big.patch" --base "$SCRATCH/big/base-f32.bin" \
+    --output "$SCRATCH/out/big.bin" >/dev/null
+  read -r wall user sys rss <"$SCRATCH/time"
+  echo "| what | decoded bytes | coded bytes | MB/s per CPU second | wall, s | peak RSS MiB |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  echo "| $BIG_GIB GiB f32 patch r=1e-3, to disk | $(stat -c %s "$SCRATCH/out/big.bin") | $(stat -c %s "$SCRATCH/out/big.patch") | $(mbs "$(stat -c %s "$SCRATCH/out/big.bin")" "$(python3 -c "print($user + $sys)")") | $wall | $(python3 -c "print(f'{$rss / 1024:.1f}')") |"
+  rm -rf "$SCRATCH/big" "$SCRATCH/out/big.patch" "$SCRATCH/out/big.bin"
+fi
+
+if (( PUBLISH_GIB > 0 )); then
+  base_name=${AB_BIN:+$AB_BIN}
+  echo; echo "== $PUBLISH_GIB GiB float32 publish: this checkout vs ${base_name:-$AB_REV ($(git rev-parse --short "$AB_REV"))}, interleaved, 3 each"
+  base_ctl=$base_bin/modelctl
+  [[ -x $base_ctl ]] || base_ctl=$ctl
+  rm -rf "$SCRATCH/gen"; mkdir -p "$SCRATCH/pub"
+  python3 Benchmarks/transfer/finetune.py "$SCRATCH/pub" $((PUBLISH_GIB << 28)) f32 1e-3
+  file="$SCRATCH/pub/tuned-1e-3-f32.bin"
+  rm -f "$SCRATCH/pub/base-f32.bin"
+  start() {   # start BIN PORT NAME: a modeld of its own, as shipped (packs derived after the answer)
+    mkdir -p "$SCRATCH/$3/models" "$SCRATCH/$3/data"
+    MODELD_ADMIN_TOKEN=bench MODELD_ACCESS_LOG=off "$1/modeld" --listen "127.0.0.1:$2" --models-dir "$SCRATCH/$3/models" \
+      --data-dir "$SCRATCH/$3/data" --public-base-url "http://127.0.0.1:$2" --instance-id "$3" >"$SCRATCH/$3.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$2/healthz" >/dev/null && return; sleep 0.1; done
+    echo "modeld $3 did not start: $(cat "$SCRATCH/$3.log")" >&2; exit 1
+  }
+  start "$bin" "$PORT" this
+  start "$base_bin" $((PORT + 1)) base
+  cat "$file" >/dev/null   # page cache warm for both sides
+  times_this=(); times_base=()
+  for _ in 1 2 3; do
+    for side in this base; do
+      c=$ctl; p=$PORT
+      [[ $side == base ]] && { c=$base_ctl; p=$((PORT + 1)); }
+      s=$(date +%s.%N)
+      MODELD_ADMIN_TOKEN=bench "$c" publish "$file" --sdk-min 1.0 --server "http://127.0.0.1:$p" --json >/dev/null
+      e=$(date +%s.%N)
+      t=$(python3 -c "print(f'{$e - $s:.2f}')")
+      if [[ $side == this ]]; then times_this+=("$t"); else times_base+=("$t"); fi
+    done
+  done
+  python3 - "${times_this[*]}" "${times_base[*]}" <<'PY'
+import statistics, sys
+this, base = ([float(x) for x in a.split()] for a in sys.argv[1:3])
+print("| build | runs, s (wall) | median, s |")
+print("|---|---|---:|")
+print(f"| this checkout | {', '.join(map(str, this))} | {statistics.median(this):.2f} |")
+print(f"| base | {', '.join(map(str, base))} | {statistics.median(base):.2f} |")
+print(f"ratio of medians: {statistics.median(this) / statistics.median(base):.2f}× (SPEC §16 target ≤ 1.6×)")
+PY
 fi

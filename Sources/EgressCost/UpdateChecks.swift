@@ -23,6 +23,12 @@ public struct HitRatio: Equatable, Sendable, CustomStringConvertible {
         millionths = Int64(v)
     }
 
+    /// `part / whole` (0 ≤ part ≤ whole, whole > 0) in millionths, rounded half-up.
+    init(fraction part: Int64, of whole: Int64) {
+        precondition(whole > 0 && (0...whole).contains(part), "a share of a whole")
+        millionths = Int64((2 * Int128(part) * Int128(Self.scale) + Int128(whole)) / (2 * Int128(whole)))
+    }
+
     /// The checks the cache answers, rounded half-up to whole checks.
     public func hits(of checks: Int64) -> Int64 {
         Int64((2 * Int128(checks) * Int128(millionths) + Int128(Self.scale)) / (2 * Int128(Self.scale)))

@@ -32,6 +32,8 @@ public struct PackStreamDecoder {
     private var start = 0
     private let decoder = BlockDecoder()
     private var baseBlock: [UInt8] = []
+    /// The last block handed out, decoded over when the caller let go of it.
+    private var output: [UInt8] = []
     private var wholeFile: SHA256?
 
     public init(base: (any PatchBase)? = nil) {
@@ -74,26 +76,30 @@ public struct PackStreamDecoder {
         }
         let length = header.codedLength(of: blockIndex)
         guard pending.count - start >= length else { return nil }
-        var block = [UInt8](repeating: 0, count: header.decodedLength(of: blockIndex))
+        let decodedLength = header.decodedLength(of: blockIndex)
+        // Decoded into the array handed out last time, which the caller has let go of when it
+        // writes each block and asks for the next: no allocation, no page faults. (A caller
+        // still holding it gets its own copy from the array's copy-on-write.)
+        if output.count != decodedLength { output = [UInt8](repeating: 0, count: decodedLength) }
+        let (decoder, start, index) = (self.decoder, self.start, blockIndex)
         let failure: PackError? = pending.withUnsafeBytes { coded in
-            block.withUnsafeMutableBytes { out in
+            output.withUnsafeMutableBytes { out in
                 do throws(PackError) {
-                    try decoder.decode(UnsafeRawBufferPointer(rebasing: coded[start..<start + length]), width: header.width,
-                                       index: blockIndex, into: out)
+                    try decoder.decode(UnsafeRawBufferPointer(rebasing: coded[start..<start + length]), width: header.width, index: index, into: out)
                     return nil
                 } catch { return error }
             }
         }
         if let failure { throw failure }
-        if header.kind == .patch { try applyBase(to: &block, at: Int64(blockIndex) * Int64(PackHeader.blockSize)) }
+        if header.kind == .patch { try applyBase(at: Int64(blockIndex) * Int64(PackHeader.blockSize)) }
         var hasher = SHA256()
-        block.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        output.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         guard hasher.finalize().elementsEqual(header.digest(of: blockIndex)) else { throw .blockDigestMismatch(index: blockIndex) }
-        block.withUnsafeBytes { wholeFile?.update(bufferPointer: $0) }
+        output.withUnsafeBytes { wholeFile?.update(bufferPointer: $0) }
         consume(length)
         blockIndex += 1
         try checkWholeFile()
-        return block
+        return output
     }
 
     /// Called when the input has ended: refuses a stream cut short or with bytes left over.
@@ -112,16 +118,16 @@ public struct PackStreamDecoder {
         }
     }
 
-    /// XORs the base's bytes at `offset` into `block` (the part the base covers).
-    private mutating func applyBase(to block: inout [UInt8], at offset: Int64) throws(PackError) {
+    /// XORs the base's bytes at `offset` into the decoded block (the part the base covers).
+    private mutating func applyBase(at offset: Int64) throws(PackError) {
         guard let base, offset < base.size else { return }
-        let overlap = Int(min(Int64(block.count), base.size - offset))
+        let overlap = Int(min(Int64(output.count), base.size - offset))
         if baseBlock.count < overlap { baseBlock = [UInt8](repeating: 0, count: overlap) }
         let failure: PackError? = baseBlock.withUnsafeMutableBytes { buffer in
             do throws(PackError) { try base.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<overlap])); return nil } catch { return error }
         }
         if let failure { throw failure }
-        baseBlock.withUnsafeBytes { source in block.withUnsafeMutableBytes { ByteXOR.apply(UnsafeRawBufferPointer(rebasing: source[0..<overlap]), to: $0) } }
+        baseBlock.withUnsafeBytes { source in output.withUnsafeMutableBytes { ByteXOR.apply(UnsafeRawBufferPointer(rebasing: source[0..<overlap]), to: $0) } }
     }
 
     private mutating func checkWholeFile() throws(PackError) {

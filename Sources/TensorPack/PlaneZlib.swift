@@ -1,16 +1,44 @@
 import CZlib
 
-/// One zlib deflate stream (RFC 1950) reused for every plane: `deflateReset` keeps the window
-/// and tables, where a fresh stream per plane would allocate and clear ~256 KiB each time.
+/// Deflates planes (RFC 1950) two ways and keeps the smaller: zlib's default strategy at the
+/// encoder's level, whose long matches find tensors a model repeats (silero-vad's planes: 0.78
+/// against 0.86 with runs alone), and `Z_RLE`, matches at distance 1 only, whose Huffman codes
+/// fit the short runs of exponent bytes and of a fine-tune's XOR better (generated float32
+/// pack 0.834 against 0.850, float16 patch 0.215 against 0.251) at a quarter of the time. Runs
+/// go first and bound the default one, which stops as soon as it cannot beat them. Both are
+/// plain zlib streams: the reader inflates either without knowing which.
 final class PlaneDeflater {
+    private let full: DeflateStream, runs: DeflateStream
+    private var trial = ScratchBuffer()
+
+    init(level: Int32) {
+        full = DeflateStream(level: level, memoryLevel: 8, strategy: Z_DEFAULT_STRATEGY)
+        // memLevel 9: longer Huffman blocks, a little smaller on plane bytes (8 is zlib's default).
+        runs = DeflateStream(level: level, memoryLevel: 9, strategy: Z_RLE)
+    }
+
+    /// Deflates `input` into `output` and answers the coded length, or nil when neither coding
+    /// fits in `output` (the caller sizes it one byte short of the input: not smaller = stored).
+    func deflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
+        let trial = self.trial.prefix(output.count)
+        guard let short = runs.deflate(input, into: trial) else { return full.deflate(input, into: output) }
+        if let n = full.deflate(input, into: UnsafeMutableRawBufferPointer(rebasing: output[0..<short - 1])) { return n }
+        output.copyMemory(from: UnsafeRawBufferPointer(rebasing: trial[0..<short]))
+        return short
+    }
+}
+
+/// One zlib deflate stream reused for every plane: `deflateReset` keeps the window and tables,
+/// where a fresh stream per plane would allocate and clear ~256 KiB each time.
+final class DeflateStream {
     // Heap-allocated: zlib keeps a back-pointer to the stream and rejects one that moved.
     private let stream: UnsafeMutablePointer<z_stream>
 
-    init(level: Int32) {
+    init(level: Int32, memoryLevel: Int32, strategy: Int32) {
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         // Fails only on out-of-memory, an invalid level or a zlib ABI mismatch: none a caller can handle.
-        let rc = deflateInit_(stream, level, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        let rc = deflateInit2_(stream, level, Z_DEFLATED, MAX_WBITS, memoryLevel, strategy, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         precondition(rc == Z_OK, "deflateInit failed: \(rc)")
     }
 
@@ -19,8 +47,7 @@ final class PlaneDeflater {
         stream.deallocate()
     }
 
-    /// Deflates `input` into `output` and answers the coded length, or nil when the coding would
-    /// not fit in `output` (the caller sizes it one byte short of the input: not smaller = stored).
+    /// The coded length, or nil when the coding does not fit in `output`.
     func deflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int? {
         guard !output.isEmpty else { return nil }
         deflateReset(stream)

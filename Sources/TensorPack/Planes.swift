@@ -35,28 +35,36 @@ enum Planes {
     static func joinBytes(_ planes: UnsafeRawBufferPointer, width: Int, into words: UnsafeMutableRawBufferPointer) {
         let n = planes.count / width
         precondition(planes.count == n * width && words.count == planes.count, "planes need whole words")
-        let src = planes.bindMemory(to: UInt8.self), dst = words.bindMemory(to: UInt8.self)
-        if width == 4, let p0 = src.baseAddress, let to = words.baseAddress {
-            for k in 0..<n {
-                let v = UInt32(p0[k]) | UInt32(p0[n + k]) << 8 | UInt32(p0[2 * n + k]) << 16 | UInt32(p0[3 * n + k]) << 24
-                to.storeBytes(of: v.littleEndian, toByteOffset: 4 * k, as: UInt32.self)
+        guard n > 0, let from = planes.baseAddress, let to = words.baseAddress else { return }
+        if width == 1 { return to.copyMemory(from: from, byteCount: n) }
+        // Float32 and float16 words: 16 words a step in vector registers (decoding speed), the
+        // last few byte by byte.
+        var k = 0
+        #if _endian(little)
+        if width == 4 {
+            while k + 16 <= n {
+                let v = widen(from, k, as: UInt32.self) | widen(from, n + k, as: UInt32.self) &<< 8
+                    | widen(from, 2 * n + k, as: UInt32.self) &<< 16 | widen(from, 3 * n + k, as: UInt32.self) &<< 24
+                to.storeBytes(of: v, toByteOffset: 4 * k, as: SIMD16<UInt32>.self)
+                k += 16
             }
-            return
-        }
-        if width == 2, let p0 = src.baseAddress, let to = words.baseAddress {
-            for k in 0..<n {
-                to.storeBytes(of: (UInt16(p0[k]) | UInt16(p0[n + k]) << 8).littleEndian, toByteOffset: 2 * k, as: UInt16.self)
+        } else if width == 2 {
+            while k + 16 <= n {
+                let v = widen(from, k, as: UInt16.self) | widen(from, n + k, as: UInt16.self) &<< 8
+                to.storeBytes(of: v, toByteOffset: 2 * k, as: SIMD16<UInt16>.self)
+                k += 16
             }
-            return
         }
+        #endif
         for i in 0..<width {
-            let plane = src.baseAddress! + i * n
-            var at = i
-            for k in 0..<n {
-                dst[at] = plane[k]
-                at += width
-            }
+            for j in k..<n { to.storeBytes(of: from.load(fromByteOffset: i * n + j, as: UInt8.self), toByteOffset: j * width + i, as: UInt8.self) }
         }
+    }
+
+    /// The 16 bytes at `offset`, each widened to a lane of `T`.
+    @inline(__always)
+    private static func widen<T: FixedWidthInteger & SIMDScalar>(_ base: UnsafeRawPointer, _ offset: Int, as: T.Type) -> SIMD16<T> {
+        SIMD16<T>(truncatingIfNeeded: base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self))
     }
 
     /// Bit planes through byte planes: `scratch` (words.count bytes) takes the byte planes, then

@@ -37,6 +37,8 @@ struct CostEstimateCommand: ParsableCommand {
     var serverEgress = Self.defaultServerEgress
     @OptionGroup var pricing: PricingOptions
     @OptionGroup var transfer: TransferRatioOption
+    @Option(help: "The models directory whose catalog.json names the files in --transfer-ratio-from's logs.")
+    var modelsDir: String?
     @Option(help: "table, json or csv.")
     var format = "table"
 
@@ -44,7 +46,7 @@ struct CostEstimateCommand: ParsableCommand {
         try failing {
             let format = try outputFormat(format, allowed: [.table, .json, .csv])
             var inputs = try readInputs()
-            inputs.transferRatio = try transfer.ratio()
+            inputs.transferRatio = try transfer.ratio(modelsDir: modelsDir)
             let table = try pricing.table()
             if inputs.checkMode == .server {
                 guard let host = table.provider(id: serverEgress) else {
@@ -114,20 +116,4 @@ func count(_ text: String, _ option: String) throws -> Int64 {
 
 func bytes(_ text: String) throws -> Int64 {
     do { return try SizeParser.parse(text) } catch { throw CLIFailure(error.description, exitCode: 2) }
-}
-
-/// `--transfer-ratio R` (SPEC §16): the share of a model's bytes one download transfers when
-/// clients fetch packed files and patches (`modelctl pack`/`patch` print it per file; a fleet's
-/// is the byte-weighted mean of what it fetched).
-struct TransferRatioOption: ParsableArguments {
-    @Option(help: "Share of the model's bytes one download transfers, over 0 and at most 1 (packs, patches; default 1).")
-    var transferRatio: String?
-
-    func ratio() throws -> HitRatio {
-        guard let text = transferRatio else { return .all }
-        guard let r = HitRatio(decimal: text), r != .none else {
-            throw CLIFailure("--transfer-ratio must be a decimal over 0 and at most 1 with at most 6 decimals, not '\(text)'", exitCode: 2)
-        }
-        return r
-    }
 }

@@ -42,7 +42,7 @@ struct CostReportCommand: ParsableCommand {
             let gbUnit = try pricing.unit()
 
             var report = TrafficReport(since: since, until: until)
-            for path in accessLogs { try read(path, into: &report) }
+            for path in accessLogs { try readAccessLog(path) { report.add($0) } }
             let summary = report.summary(providers: providers, freeTier: pricing.freeTier, gbUnit: gbUnit)
             let text = switch format {
             case .json: ReportRenderer.json(summary)
@@ -59,36 +59,37 @@ struct CostReportCommand: ParsableCommand {
             }
         }
     }
+}
 
-    /// Feeds the file's lines one at a time (constant memory whatever the log size).
-    func read(_ path: String, into report: inout TrafficReport) throws {
-        guard let file = fopen(path, "r") else {
-            throw CLIFailure("cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
-        var lineNumber = 0
-        while true {
-            let length = getline(&buffer, &capacity, file)
-            guard length >= 0, let buffer else { break }
-            lineNumber += 1
-            let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
-            let terminated = bytes.last == UInt8(ascii: "\n")
-            let line = String(decoding: terminated ? bytes.dropLast() : bytes[...], as: UTF8.self)
-            if line.allSatisfy({ $0 == " " || $0 == "\r" }) { continue }
-            do {
-                report.add(try AccessLogRecord(jsonLine: line))
-            } catch {
-                // A crash mid-write leaves one unterminated half line at the end: skip it (SPEC §5, §6).
-                if !terminated, feof(file) != 0 {
-                    printError("modelctl: \(path):\(lineNumber): skipped torn final line")
-                    break
-                }
-                throw CLIFailure("\(path):\(lineNumber): \(error.reason)")
-            }
-        }
-        if ferror(file) != 0 { throw CLIFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
+/// Feeds an access log (SPEC §6) to `add` one record at a time (constant memory whatever the
+/// log size): `cost report` and `--transfer-ratio-from`.
+func readAccessLog(_ path: String, _ add: (AccessLogRecord) -> Void) throws {
+    guard let file = fopen(path, "r") else {
+        throw CLIFailure("cannot open \(path): \(String(cString: strerror(errno)))")
     }
+    defer { fclose(file) }
+    var buffer: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    defer { free(buffer) }
+    var lineNumber = 0
+    while true {
+        let length = getline(&buffer, &capacity, file)
+        guard length >= 0, let buffer else { break }
+        lineNumber += 1
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+        let terminated = bytes.last == UInt8(ascii: "\n")
+        let line = String(decoding: terminated ? bytes.dropLast() : bytes[...], as: UTF8.self)
+        if line.allSatisfy({ $0 == " " || $0 == "\r" }) { continue }
+        do {
+            add(try AccessLogRecord(jsonLine: line))
+        } catch {
+            // A crash mid-write leaves one unterminated half line at the end: skip it (SPEC §5, §6).
+            if !terminated, feof(file) != 0 {
+                printError("modelctl: \(path):\(lineNumber): skipped torn final line")
+                break
+            }
+            throw CLIFailure("\(path):\(lineNumber): \(error.reason)")
+        }
+    }
+    if ferror(file) != 0 { throw CLIFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
 }

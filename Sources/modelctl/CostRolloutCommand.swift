@@ -24,7 +24,7 @@ struct CostRolloutCommand: ParsableCommand {
     @Argument(help: "Release UUID.") var id: String
     @Option(help: "Installs the release could reach (before the rollout percent).")
     var installs: String?
-    @Option(help: "Read the release from this models directory's catalog.json instead of the server.")
+    @Option(help: "Read the release (and the files --transfer-ratio-from's logs name) from this models directory's catalog.json instead of the server.")
     var modelsDir: String?
     @Option(help: ArgumentHelp("Device mix: share of installs getting a variant, e.g. 8gb=0.3.", valueName: "VARIANT=SHARE"))
     var mix: [String] = []
@@ -55,7 +55,7 @@ struct CostRolloutCommand: ParsableCommand {
             let installCount = try count(installs, "--installs")
             let unit = try pricing.unit()
             let providers = try pricing.providers()
-            let transferRatio = try transfer.ratio()
+            let transferRatio = try transfer.ratio(modelsDir: modelsDir)
             let deviceMix: DeviceMix
             do throws(EstimateError) { deviceMix = try DeviceMix(parsing: mix) } catch { throw CLIFailure(error.message, exitCode: 2) }
             var release = try fetch()
