@@ -24,24 +24,30 @@ import Testing
 
     static func data(_ floats: [Float]) -> Data { floats.withUnsafeBytes { Data($0) } }
 
-
-    @Test(.timeLimit(.minutes(4)))
-    func publish_derivesPackAndPatch_answeredServedRecoveredAndCollected_SPEC16() throws {
-        let fx = try CatalogFixture(environment: ["MODELD_PACK_AT_PUBLISH": "true", "MODELD_RETIRED_GRACE_DAYS": "0"])
-        let base = Self.weights(768 * 1024, seed: 7)   // 3 MiB
-        let old = Self.data(base), new = Self.data(Self.fineTune(base, change: 1e-3, seed: 8))
+    /// `count` weights and their 1e-3 fine-tune published in that order to a modeld that derives
+    /// packs and patches; returns once /latest answers the fine-tune with its pack and one patch.
+    static func publishFineTune(_ fx: CatalogFixture, count: Int, seed: UInt64)
+        throws -> (base: [Float], oldURL: URL, new: Data, a: String, b: String, latest: [String: Any]) {
+        let base = weights(count, seed: seed)
+        let old = data(base), new = data(fineTune(base, change: 1e-3, seed: seed + 1))
         let oldURL = fx.scratch.appendingPathComponent("old.bin"), newURL = fx.scratch.appendingPathComponent("new.bin")
         try old.write(to: oldURL)
         try new.write(to: newURL)
         let a = try #require(try fx.publish(oldURL)["id"] as? String)
         let b = try #require(try fx.publish(newURL)["id"] as? String)
-
         // The answer gains both once derived (the publish itself did not wait for them).
         var latest: [String: Any] = [:]
         #expect(try ModeldServer.eventually(within: 90) {
             latest = try fx.curl("/latest?sdk=1.0").json ?? [:]
             return latest["id"] as? String == b && latest["packed"] != nil && (latest["patches"] as? [Any])?.count == 1
         }, "\(latest)")
+        return (base, oldURL, new, a, b, latest)
+    }
+
+    @Test(.timeLimit(.minutes(4)))
+    func publish_derivesPackAndPatch_answeredServedRecoveredAndCollected_SPEC16() throws {
+        let fx = try CatalogFixture(environment: ["MODELD_PACK_AT_PUBLISH": "true", "MODELD_RETIRED_GRACE_DAYS": "0"])
+        let (base, oldURL, new, a, b, latest) = try Self.publishFineTune(fx, count: 768 * 1024, seed: 7)   // 3 MiB
         let packed = try #require(latest["packed"] as? [String: Any])
         let patch = try #require((latest["patches"] as? [[String: Any]])?.first)
         #expect(packed["url"] as? String == "http://models.example.test/models/\(b).bin.pack")
