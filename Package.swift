@@ -61,7 +61,8 @@ let package = Package(
         // encoder, the streaming decoder, the header and index. Shared by server, modelctl and
         // client like ChunkList; zlib through the shim (the system libz on Apple platforms).
         .target(name: "TensorPack", dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")]),
-        // MDPACK1 between files, block by block in bounded memory (modelctl pack/patch/unpack).
+        // MDPACK1 between files, block by block in bounded memory (modelctl pack/patch/unpack; a
+        // patch's base for the server and the client). No Glibc-only call: the client links it.
         .target(name: "TensorPackFiles", dependencies: ["BinaryText", "ContentDigest", "DurableFiles", "TensorPack"]),
 
         .target(name: "ModelCatalog", dependencies: [
@@ -157,7 +158,7 @@ let package = Package(
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range. Apple builds are kept by scripts/checks/client-portability.sh.
         .target(name: "ModeldClient", dependencies: [
-            "BinaryText", "ChunkList", "CivilTime", "ContentDigest", "DurableFiles", "ModeldSigning", "ReleaseSelection", "ZipArchive",
+            "BinaryText", "ChunkList", "CivilTime", "ContentDigest", "DurableFiles", "ModeldSigning", "ReleaseSelection", "TensorPack", "TensorPackFiles", "ZipArchive",
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),

@@ -5,7 +5,8 @@ import Glibc
 import Darwin
 #endif
 
-/// `partial/<id>.json`: how many bytes of `<id>.part` are known to be fsynced. The first record
+/// `partial/<id>.json`: how many bytes of `<id>.part` are known to be fsynced (for a packed
+/// file or patch, `partial/<id>.decoded.json`: how many of its bytes are decoded and fsynced). The first record
 /// appears by a durable rename; later ones overwrite it in place at a fixed length, one small
 /// write and data sync each — temp + fsync + rename + directory fsync per checkpoint cost about
 /// as much disk time as the 4 MiB they record. A record torn by a power cut reads as none (a
@@ -27,13 +28,20 @@ final class CheckpointFile: Sendable {
     /// after `CheckpointSyncer.drain`), the lock only makes that checkable.
     private let fd = Locked<Int32>(-1)
 
-    init(release: Release, directory: URL) {
-        url = directory.appendingPathComponent("\(release.id).json")
-        sha256 = release.sha256
-        size = release.size
+    /// A full download's record, `partial/<id>.json`.
+    convenience init(release: Release, directory: URL) {
+        self.init(url: directory.appendingPathComponent("\(release.id).json"), sha256: release.sha256, size: release.size)
     }
 
-    /// The offset recorded for this release, if any.
+    /// The record at `url` of the transfer of the file with this SHA-256 and size (a release's
+    /// file, or the packed file or patch it is decoded from).
+    init(url: URL, sha256: String, size: Int64) {
+        self.url = url
+        self.sha256 = sha256
+        self.size = size
+    }
+
+    /// The offset recorded for this file, if any.
     func recordedOffset() -> Int64? {
         // Any failure to read the record means "no checkpoint": resuming from zero costs bytes,
         // never correctness (the SHA-256 decides what is installed).

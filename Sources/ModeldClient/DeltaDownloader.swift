@@ -1,18 +1,7 @@
 import BinaryText
 import ChunkList
-import ContentDigest
 import Crypto
-import DurableFiles
 import Foundation
-
-/// Why a delta build gave up (SPEC §14: a bad chunk, a 200 to a range, any mismatch): the
-/// caller downloads the whole file instead, once, and never tries a delta of that release again.
-struct DeltaFallback: Error, CustomStringConvertible {
-    let reason: String
-    /// What the failed attempt had fetched, counted in the update's `bytes_fetched`.
-    var bytesFetched: Int64 = 0
-    var description: String { reason }
-}
 
 /// Builds a release's file in `partial/<id>.delta` from chunks of cached models plus
 /// single-range GETs of the missing ones (SPEC §14), at most `maxInFlight` at a time, each chunk
@@ -41,7 +30,7 @@ struct DeltaDownloader {
         let file = fileURL(release)
         let checkpoints = DeltaCheckpoint.File(url: directory.appendingPathComponent("\(release.id).delta.json"))
         let resumed = checkpoints.load(release: release, list: listSHA256)
-        let output = try DeltaOutput(file: file, size: release.size, fresh: resumed == nil)
+        let output = try BuiltFile(file: file, size: release.size, fresh: resumed == nil)
         defer { output.close() }
         let progress = DeltaProgress(
             output: output, checkpoint: resumed ?? DeltaCheckpoint(release: release, list: listSHA256, chunks: target.chunks.count),
@@ -75,7 +64,7 @@ struct DeltaDownloader {
             try output.verify(sha256: release.sha256)
             checkpoints.remove()
             return (file, progress.fetched)
-        } catch var fallback as DeltaFallback {
+        } catch var fallback as TransferFallback {
             fallback.bytesFetched = progress.fetched
             checkpoints.remove()
             try? FileManager.default.removeItem(at: file)
@@ -87,7 +76,7 @@ struct DeltaDownloader {
     }
 
     /// Local chunks, each re-hashed as read: a damaged cached file must not leak into the new one.
-    private func copy(_ copies: [DeltaPlan.Copy], target: ChunkList, sources: [Source], into output: DeltaOutput, progress: DeltaProgress) throws {
+    private func copy(_ copies: [DeltaPlan.Copy], target: ChunkList, sources: [Source], into output: BuiltFile, progress: DeltaProgress) throws {
         var descriptors: [Int: Int32] = [:]
         defer { for fd in descriptors.values { DiskIO.closeFile(fd) } }
         var buffer = [UInt8](repeating: 0, count: ContentDefinedChunker.maxSize)
@@ -95,7 +84,7 @@ struct DeltaDownloader {
             let fd: Int32
             if let open = descriptors[c.source] { fd = open } else {
                 fd = open(sources[c.source].path.path, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { throw DeltaFallback(reason: "cannot open cached model \(sources[c.source].path.path): \(DiskIO.errorText())") }
+                guard fd >= 0 else { throw TransferFallback(reason: "cannot open cached model \(sources[c.source].path.path): \(DiskIO.errorText())") }
                 descriptors[c.source] = fd
             }
             let valid = try buffer.withUnsafeMutableBytes { raw -> Bool in
@@ -105,7 +94,7 @@ struct DeltaDownloader {
                 try output.write(UnsafeRawBufferPointer(chunk), at: c.targetOffset)
                 return true
             }
-            guard valid else { throw DeltaFallback(reason: "cached chunk at \(c.sourceOffset) of \(sources[c.source].path.lastPathComponent) does not match its list") }
+            guard valid else { throw TransferFallback(reason: "cached chunk at \(c.sourceOffset) of \(sources[c.source].path.lastPathComponent) does not match its list") }
             try progress.chunkDone(c.chunk, length: 0)
         }
     }
@@ -126,45 +115,6 @@ extension DeltaDownloader {
     }
 }
 
-/// The file being built: preallocated to the release's size, written by offset from any thread.
-final class DeltaOutput: Sendable {
-    let path: String
-    private let fd: Int32
-
-    init(file: URL, size: Int64, fresh: Bool) throws {
-        path = file.path
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o644)
-        guard fd >= 0 else { throw ModeldClientError.io("open \(path): \(DiskIO.errorText())") }
-        guard ftruncate(fd, off_t(size)) == 0 else {
-            DiskIO.closeFile(fd)
-            throw ModeldClientError.io("truncate \(path): \(DiskIO.errorText())")
-        }
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + Int64(done)))
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw ModeldClientError.io("write \(path): \(DiskIO.errorText())") }
-            done += n
-        }
-    }
-
-    func sync() throws { try DiskIO.syncData(fd, path: path) }
-
-    /// The whole file's SHA-256 against the release's (its size is the preallocated one), then
-    /// fsynced: from here on it is an ordinary verified download.
-    func verify(sha256 expected: String) throws {
-        let digest: String
-        do throws(IOFailure) { digest = try SHA256Hex.of(fd: fd, path: path) } catch { throw ModeldClientError.io(error.description) }
-        guard digest == expected else { throw DeltaFallback(reason: "the built file has SHA-256 \(digest), the release says \(expected)") }
-        try DiskIO.syncFile(fd, path: path)
-    }
-
-    func close() { DiskIO.closeFile(fd) }
-}
-
 /// Which chunks are in place and how much was fetched, shared by the concurrent range sinks;
 /// made durable (data fsynced first, then the record) when ``CheckpointPolicy`` says so (64 MiB
 /// fetched or 2 s with new chunks, as a full download).
@@ -182,12 +132,12 @@ final class DeltaProgress: Sendable {
         var reported: Int64 = 0
     }
 
-    private let output: DeltaOutput
+    private let output: BuiltFile
     private let file: DeltaCheckpoint.File
     private let broadcaster: ProgressBroadcaster?
     private let state: Locked<State>
 
-    init(output: DeltaOutput, checkpoint: DeltaCheckpoint, file: DeltaCheckpoint.File, broadcaster: ProgressBroadcaster?) {
+    init(output: BuiltFile, checkpoint: DeltaCheckpoint, file: DeltaCheckpoint.File, broadcaster: ProgressBroadcaster?) {
         self.output = output
         self.file = file
         self.broadcaster = broadcaster
@@ -244,13 +194,13 @@ final class RangeSink: ResponseSink {
     private let release: Release
     private let target: ChunkList
     private let offsets: [Int64]
-    private let output: DeltaOutput
+    private let output: BuiltFile
     private let progress: DeltaProgress
     private var chunk: Int
     private var buffer: [UInt8] = []
     private var received: Int64 = 0
 
-    init(fetch: DeltaPlan.Fetch, release: Release, target: ChunkList, offsets: [Int64], output: DeltaOutput, progress: DeltaProgress) {
+    init(fetch: DeltaPlan.Fetch, release: Release, target: ChunkList, offsets: [Int64], output: BuiltFile, progress: DeltaProgress) {
         self.fetch = fetch
         self.release = release
         self.target = target
@@ -277,10 +227,10 @@ final class RangeSink: ResponseSink {
         case 206:
             let range = head.header("Content-Range") ?? ""
             guard range == "bytes \(rangeText)/\(release.size)" else {
-                throw DeltaFallback(reason: "Content-Range '\(range)' for bytes \(rangeText)/\(release.size)")
+                throw TransferFallback(reason: "Content-Range '\(range)' for bytes \(rangeText)/\(release.size)")
             }
-        case 200: throw DeltaFallback(reason: "a 200 answered the range \(rangeText)")
-        case 412, 416: throw DeltaFallback(reason: "\(head.status) answered the range \(rangeText)")
+        case 200: throw TransferFallback(reason: "a 200 answered the range \(rangeText)")
+        case 412, 416: throw TransferFallback(reason: "\(head.status) answered the range \(rangeText)")
         default: throw ModeldClientError.server(status: head.status, code: nil, message: "fetching bytes \(rangeText) of \(release.url)")
         }
     }
@@ -288,7 +238,7 @@ final class RangeSink: ResponseSink {
     func receive(_ bytes: UnsafeRawBufferPointer) throws {
         received += Int64(bytes.count)
         progress.received(bytes.count)
-        guard received <= fetch.length else { throw DeltaFallback(reason: "more than \(fetch.length) bytes for the range \(rangeText)") }
+        guard received <= fetch.length else { throw TransferFallback(reason: "more than \(fetch.length) bytes for the range \(rangeText)") }
         var rest = bytes
         while !rest.isEmpty {
             let want = target.chunks[chunk].length - buffer.count
@@ -303,7 +253,7 @@ final class RangeSink: ResponseSink {
         let expected = target.chunks[chunk]
         try buffer.withUnsafeBytes { raw in
             guard ChunkDigest(SHA256.hash(data: raw)) == expected.sha256 else {
-                throw DeltaFallback(reason: "chunk \(chunk) (bytes \(offsets[chunk])+\(expected.length)) does not match its SHA-256")
+                throw TransferFallback(reason: "chunk \(chunk) (bytes \(offsets[chunk])+\(expected.length)) does not match its SHA-256")
             }
             try output.write(raw, at: offsets[chunk])
         }

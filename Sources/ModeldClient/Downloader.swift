@@ -34,13 +34,7 @@ struct Downloader {
 
         guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
         do {
-            // A transport that buffers what the disk has not taken yet gets the file one window
-            // at a time, so at most a window waits in memory; any other gets it in one request.
-            repeat {
-                let before = partial.received
-                try await transport.stream(Self.request(url, release: release, from: before, window: transport.bufferWindow), into: partial)
-                guard partial.received > before else { throw ModeldClientError.network("\(release.url) sent no bytes at \(before)") }
-            } while transport.bufferWindow != nil && partial.received < release.size
+            try await Self.streamRest(of: url, sha256: release.sha256, size: release.size, transport: transport, into: partial)
             return (try partial.finish(), partial.fetched)
         } catch let error as ModeldClientError {
             if case .verification = error { partial.discard() } else { partial.checkpointQuietly() }
@@ -51,24 +45,41 @@ struct Downloader {
         }
     }
 
+    /// Streams the immutable file at `url` (`size` bytes, ETag `"<sha256>"`) into `sink` from
+    /// what it has to the end. A transport that buffers what the disk has not taken yet gets
+    /// the file one window at a time, so at most a window waits in memory; any other gets it in
+    /// one request. The whole file and packed files or patches alike (SPEC §13, §16).
+    static func streamRest(of url: URL, sha256: String, size: Int64, transport: any HTTPTransport, into sink: some ResumableSink) async throws {
+        repeat {
+            let before = sink.received
+            try await transport.stream(request(url, sha256: sha256, size: size, from: before, window: transport.bufferWindow), into: sink)
+            guard sink.received > before else { throw ModeldClientError.network("\(url.absoluteString) sent no bytes at \(before)") }
+        } while transport.bufferWindow != nil && sink.received < size
+    }
+
     /// Identity encoding; from a resume point or for a window, a range that only a file with
     /// this SHA-256 (the ETag) may answer with 206.
-    static func request(_ url: URL, release: Release, from: Int64, window: Int64?) -> HTTPRequest {
+    static func request(_ url: URL, sha256: String, size: Int64, from: Int64, window: Int64?) -> HTTPRequest {
         var request = HTTPRequest(url: url)
         request.headers["Accept-Encoding"] = "identity"
-        let last = window.map { min(from + $0, release.size) - 1 }
+        let last = window.map { min(from + $0, size) - 1 }
         if from > 0 || last != nil {
             request.headers["Range"] = "bytes=\(from)-\(last.map(String.init) ?? "")"
-            request.headers["If-Range"] = "\"\(release.sha256)\""
+            request.headers["If-Range"] = "\"\(sha256)\""
         }
         return request
     }
 }
 
+/// A response sink that resumes: `received` is where the next request starts.
+protocol ResumableSink: ResponseSink {
+    var received: Int64 { get }
+}
+
 /// The on-disk partial download of one release: `<id>.part` and its checkpoint `<id>.json`
 /// (the byte count known to be fsynced). Used by one thread at a time: the transport's while the
 /// response streams in, then the downloader's; its checkpoints are made durable by `syncer`.
-final class PartialFile: ResponseSink {
+final class PartialFile: ResumableSink {
     enum Restart: Error { case rangeNotSatisfiable }
 
     private let release: Release

@@ -2,6 +2,9 @@ import ReleaseSelection
 
 // The selection vocabulary the client's API names, and only that (SPEC §13.2: implementation
 // modules are not re-exported): apps configure device attributes and read a release's chunk
-// list without importing ReleaseSelection, which stays an implementation module.
+// list, packed form and patches without importing ReleaseSelection, which stays an
+// implementation module.
 public typealias DeviceAttributes = ReleaseSelection.DeviceAttributes
 public typealias ChunkListReference = ReleaseSelection.ChunkListReference
+public typealias PackedReference = ReleaseSelection.PackedReference
+public typealias PatchReference = ReleaseSelection.PatchReference

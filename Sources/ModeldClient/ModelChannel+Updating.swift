@@ -1,6 +1,6 @@
 import Foundation
 
-// Updates: check, then download (delta or full), verify, prepare and install atomically (SPEC §13, §14).
+// Updates: check, then download (patch, delta, packed or full), verify, prepare and install atomically (SPEC §13, §14, §16).
 
 extension ModelChannel {
     /// ``check()``, then download, verify and install what it found; the new model becomes the
@@ -66,10 +66,15 @@ extension ModelChannel {
         if let bundled = configuration.bundledModel, bundled.id == release.id, bundled.sha256 == release.sha256 {
             return try activateBundled()
         }
-        let sources = store.deltaSources([state.active].compactMap { $0 } + state.previous)
+        let held = [state.active].compactMap { $0 } + state.previous
+        var models = held.compactMap(store.installed)
+        // The app's bundled file is a patch's base too (SPEC §16): a first update can be a patch.
+        if let bundled = configuration.bundledModel, let url = bundled.url, url.isFileURL, FileManager.default.fileExists(atPath: url.path) {
+            models.append(bundled.installed(channel: configuration.channel, sdkVersion: configuration.sdkVersion))
+        }
         let fetched = try await ModelFetcher(transport: transports.modelBytes, background: transports.wholeFiles.map { ($0, configuration.channel) },
                                              directory: store.partial, progress: progress)
-            .fetch(release, sources: sources)
+            .fetch(release, sources: store.deltaSources(held), models: models)
         progress.report(.preparing)
         configuration.afterInstallStep?(.downloaded)
         let staging = try store.stage(fetched.file, as: release)

@@ -30,16 +30,17 @@ public struct UpdateResult: Sendable, Equatable {
     /// The model in use afterwards (nil = the app's bundled base model).
     public let active: InstalledModel?
     public let catalog: Int64?
-    /// Body bytes fetched to install `active` when `status` is `updated` (SPEC §14), else 0.
+    /// Body bytes fetched to install `active` when `status` is `updated` (SPEC §14, §16), else 0.
     public var bytesFetched: Int64 = 0
-    /// How `active`'s file arrived when `status` is `updated` (SPEC §14), else nil.
+    /// How `active`'s file arrived when `status` is `updated` (SPEC §14, §16), else nil.
     public var method: FetchMethod?
 }
 
-/// How a release's file was fetched (SPEC §14, `model_activated`'s `method`): built from cached
-/// chunks plus range requests, or downloaded whole.
+/// How a release's file was fetched (SPEC §16, `model_activated`'s `method`): decoded from a
+/// patch against an installed model, built from cached chunks plus range requests, decoded from
+/// its packed form, or downloaded whole.
 public enum FetchMethod: String, Sendable {
-    case delta, full
+    case patch, delta, packed, full
 }
 
 /// What ``ModelChannel/flushEvents()`` did.

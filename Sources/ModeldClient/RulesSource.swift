@@ -202,11 +202,12 @@ package struct RulesVerifier: Sendable {
 
 extension Release {
     /// The §4.1 document `/latest` would answer for `answer` (SPEC §9.2: the same fields; a
-    /// variant's url, sha256, size and chunk list and its name).
+    /// variant's url, sha256, size, chunk list, packed form and patches, and its name).
     init(_ answer: RulesSnapshot.Answer) {
         let r = answer.release
         self.init(url: answer.url, id: r.id, sha256: answer.sha256, size: answer.size, sdkMin: r.sdkMin, sdkMax: r.sdkMax,
-                  channel: r.channel, label: r.label, publishedAt: r.publishedAt, variant: answer.variant?.name, chunks: answer.chunks)
+                  channel: r.channel, label: r.label, publishedAt: r.publishedAt, variant: answer.variant?.name, chunks: answer.chunks,
+                  packed: answer.packed, patches: answer.patches)
     }
 }
 

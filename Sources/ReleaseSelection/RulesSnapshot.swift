@@ -2,7 +2,7 @@
 /// `{"v":1,"channel":C,"catalog":N,"releases":[…]}` with the channel's active releases, each the
 /// fields of its §4.1 document plus `seq`, `rollout_percent` and `variants`. The server writes it
 /// (ModelCatalog); clients decode it here and evaluate it with `ReleaseSelector`, so the device
-/// gets exactly what `/latest` would answer, `chunks` (SPEC §14) included. Unknown keys are
+/// gets exactly what `/latest` would answer, `chunks` (SPEC §14), `packed` and `patches` (§16) included. Unknown keys are
 /// ignored; a known key of the wrong type or an invalid value fails the whole document.
 public struct RulesSnapshot: Decodable, Equatable, Sendable {
     public static let version = 1
@@ -27,11 +27,15 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
         public let variants: [Variant]
         /// The file's chunk list (SPEC §14), when one was published: what delta updates use.
         public let chunks: ChunkListReference?
+        /// The file's packed form and patches (SPEC §16), when derived: what the client weighs
+        /// against a delta and the full file.
+        public let packed: PackedReference?
+        public let patches: [PatchReference]?
         private let minVersion: SDKVersion
         private let maxVersion: SDKVersion?
 
         enum CodingKeys: String, CodingKey {
-            case id, url, sha256, size, channel, label, seq, variants, chunks
+            case id, url, sha256, size, channel, label, seq, variants, chunks, packed, patches
             case sdkMin = "sdk_min", sdkMax = "sdk_max", publishedAt = "published_at", rolloutPercent = "rollout_percent"
         }
 
@@ -50,6 +54,8 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
             rolloutPercent = try c.decode(Int.self, forKey: .rolloutPercent)
             variants = try c.decode([Variant].self, forKey: .variants)
             chunks = try c.decodeIfPresent(ChunkListReference.self, forKey: .chunks)
+            packed = try c.decodeIfPresent(PackedReference.self, forKey: .packed)
+            patches = try c.decodeIfPresent([PatchReference].self, forKey: .patches)
             guard let min = SDKVersion(sdkMin) else { throw InvalidInput("sdk_min", "\(sdkMin) is not an SDK version") }
             minVersion = min
             if let sdkMax {
@@ -76,6 +82,8 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
         public let size: Int64
         public let requires: VariantRequirements
         public let chunks: ChunkListReference?
+        public let packed: PackedReference?
+        public let patches: [PatchReference]?
 
         public var isLive: Bool { true }   // removed variants are not listed
     }
@@ -88,11 +96,11 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
         public var url: String { variant?.url ?? release.url }
         public var sha256: String { variant?.sha256 ?? release.sha256 }
         public var size: Int64 { variant?.size ?? release.size }
-        /// The chunk list of that file: a variant's own, never the release's (another file).
-        public var chunks: ChunkListReference? {
-            if let variant { return variant.chunks }
-            return release.chunks
-        }
+        /// The chunk list, packed form and patches of that file: a variant's own, never the
+        /// release's (another file).
+        public var chunks: ChunkListReference? { variant.map(\.chunks) ?? release.chunks }
+        public var packed: PackedReference? { variant.map(\.packed) ?? release.packed }
+        public var patches: [PatchReference]? { variant.map(\.patches) ?? release.patches }
     }
 
     /// The answer `/latest` gives for these inputs at this snapshot's catalog version; nil =

@@ -9,13 +9,13 @@ import Darwin
 #endif
 
 /// A patch's base on disk, read by offset: the decoder and the encoder take the same block of
-/// it as of the new file.
-final class FileBase: PatchBase {
-    let path: String
-    let size: Int64
+/// it as of the new file (modelctl, the server's derivation and the client's patch download).
+public final class FileBase: PatchBase {
+    public let path: String
+    public let size: Int64
     private let fd: Int32
 
-    init(path: String) throws(PackFileError) {
+    public init(path: String) throws(PackFileError) {
         self.path = path
         fd = try PackFiles.open(path)
         do throws(PackFileError) { size = try PackFiles.fileSize(fd, path) } catch {
@@ -26,7 +26,7 @@ final class FileBase: PatchBase {
 
     deinit { close(fd) }
 
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(PackError) {
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(PackError) {
         do throws(PackFileError) { try PackFiles.readFully(fd, path, at: offset, into: buffer) } catch {
             throw .baseUnreadable(error.description)
         }

@@ -97,6 +97,17 @@ final class ClientFixture {
         return records
     }
 
+    /// The queued (not yet sent) `model_activated` events' props of the stable channel in
+    /// `cache` (default: the fixture's), newest last.
+    func activationProps(cache: URL? = nil) throws -> [[String: Any]] {
+        let dir = (cache ?? self.cache).appendingPathComponent("channels/stable/events")
+        let files = (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+        return try files.flatMap { name in
+            try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
+                .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }.filter { $0["name"] as? String == "model_activated" }.compactMap { $0["props"] as? [String: Any] }
+    }
+
     /// Requests for release `id`'s file (not its `.chunks` list).
     /// An access-log record of a model file's bytes (not of its `.chunks` list, SPEC §14).
     static func isModelFile(_ record: [String: Any]) -> Bool {

@@ -42,16 +42,6 @@ import Glibc
         fx.modelRequests(id).filter { $0.headers["range"] != nil }
     }
 
-    /// The queued (not yet sent) `model_activated` events' props, newest last.
-    func activationProps() throws -> [[String: Any]] {
-        let dir = fx.cache.appendingPathComponent("channels/stable/events")
-        let files = (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
-        return try files.flatMap { name in
-            try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
-                .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        }.filter { $0["name"] as? String == "model_activated" }.compactMap { $0["props"] as? [String: Any] }
-    }
-
     @Test func publishedChunkList_isNamedByTheDocument_andServedLikeAModelFile_SPEC14() throws {
         let data = Self.bytes(300_000, seed: 1)
         let published = try publish(data)
@@ -102,7 +92,7 @@ import Glibc
         #expect(ranges.allSatisfy { !($0.headers["range"] ?? "").contains(",") })   // single ranges only
         #expect(fx.modelRequests(second.id).allSatisfy { $0.headers["range"] != nil })
         // Queued events go out with the next check: what is left is this install's.
-        let props = try activationProps()
+        let props = try fx.activationProps()
         #expect(props.last?["method"] as? String == "delta" && props.last?["bytes_fetched"] as? Int == fetched)
 
         let delta = try ChildProcess.run(TestBinaries.modelctl, ["delta", first.id, second.id, "--json", "--models-dir", fx.server.modelsDir.path])
@@ -138,7 +128,7 @@ import Glibc
         #expect(fetched >= toFetch && fetched <= toFetch + 200_000 && fetched < new.count / 10, "fetched \(fetched), plan \(toFetch) + the chunk list")
         #expect(fx.proxy.relayedBytes("/models/\(second.id).bin") == toFetch)
         #expect(fx.modelRequests(second.id).allSatisfy { $0.headers["range"] != nil })
-        #expect(try activationProps().last?["method"] as? String == "delta")
+        #expect(try fx.activationProps().last?["method"] as? String == "delta")
         #expect(fx.latestRequests.isEmpty, "rules mode asked /latest")
     }
 
@@ -157,7 +147,7 @@ import Glibc
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == second.sha256)
         let requests = fx.modelRequests(second.id)
         #expect(requests.count == 2 && requests.first?.headers["range"] != nil && requests.last?.headers["range"] == nil)
-        #expect(try activationProps().last?["method"] as? String == "full")
+        #expect(try fx.activationProps().last?["method"] as? String == "full")
         let fetched = try #require(try fx.json(result)["bytes_fetched"] as? Int)
         #expect(fetched >= new.count && Double(fetched) <= 1.2 * Double(new.count))
 
@@ -171,7 +161,7 @@ import Glibc
         let now = try #require(try fx.json(again)["active"] as? [String: Any])
         #expect(now["id"] as? String == release.id)
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(now["path"] as? String))) == release.sha256)
-        #expect(try activationProps().last?["method"] as? String == "full")
+        #expect(try fx.activationProps().last?["method"] as? String == "full")
         #expect(try FileManager.default.contentsOfDirectory(atPath: fx.cache.appendingPathComponent("channels/stable/partial").path).isEmpty)
     }
 
@@ -205,7 +195,7 @@ import Glibc
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let active = try #require(try fx.json(resumed)["active"] as? [String: Any])
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == second.sha256)
-        #expect(try activationProps().last?["method"] as? String == "delta")
+        #expect(try fx.activationProps().last?["method"] as? String == "delta")
         // What reached the client over both runs (the proxy's count: the server's own includes
         // what sat in socket buffers of the killed connections).
         let bytes = fx.proxy.relayedBytes("/models/\(second.id).bin")
@@ -228,7 +218,7 @@ import Glibc
         let doc = try fx.json(updated)
         let active = try #require(doc["active"] as? [String: Any])
         #expect(try SHA256Sum.of(URL(fileURLWithPath: try #require(active["path"] as? String))) == second.sha256)
-        #expect(try activationProps().last?["method"] as? String == "delta")
+        #expect(try fx.activationProps().last?["method"] as? String == "delta")
         let fetched = try #require(doc["bytes_fetched"] as? Int)
         #expect(fetched < 600_000, "fetched \(fetched)")
         #expect(fx.proxy.relayedBytes("/models/\(second.id).bin") < 600_000)

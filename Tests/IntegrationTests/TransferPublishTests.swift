@@ -1,35 +1,18 @@
 import ChildProcesses
 import Foundation
 import Testing
+import TestRandomness
 
 /// Packed files and patches at publish (SPEC §16) through the real binaries: modeld derives
 /// them after the publish answered, records them, answers them in /latest, the rules snapshot
 /// and the details, serves them like model files, survives a SIGKILL, and collects them.
 @Suite(.serialized) final class TransferPublishTests {
-    /// `count` float32 weights around ±0.05 (sums of uniforms), the same for a seed.
-    static func weights(_ count: Int, seed: UInt64) -> [Float] {
-        var state = seed
-        func uniform() -> Float {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Float(state >> 40) / Float(1 << 24) - 0.5
-        }
-        return (0..<count).map { _ in (uniform() + uniform() + uniform()) * 0.05 }
-    }
-
-    /// A fine-tune: every weight moved by a relative `change` at most.
-    static func fineTune(_ weights: [Float], change: Float, seed: UInt64) -> [Float] {
-        let noise = Self.weights(weights.count, seed: seed)
-        return zip(weights, noise).map { w, n in w * (1 + change * n * 20) }
-    }
-
-    static func data(_ floats: [Float]) -> Data { floats.withUnsafeBytes { Data($0) } }
-
     /// `count` weights and their 1e-3 fine-tune published in that order to a modeld that derives
     /// packs and patches; returns once /latest answers the fine-tune with its pack and one patch.
     static func publishFineTune(_ fx: CatalogFixture, count: Int, seed: UInt64)
         throws -> (base: [Float], oldURL: URL, new: Data, a: String, b: String, latest: [String: Any]) {
-        let base = weights(count, seed: seed)
-        let old = data(base), new = data(fineTune(base, change: 1e-3, seed: seed + 1))
+        let base = SyntheticWeights.float32(count, seed: seed)
+        let old = SyntheticWeights.data(base), new = SyntheticWeights.data(SyntheticWeights.fineTune(base, change: 1e-3, seed: seed + 1))
         let oldURL = fx.scratch.appendingPathComponent("old.bin"), newURL = fx.scratch.appendingPathComponent("new.bin")
         try old.write(to: oldURL)
         try new.write(to: newURL)
@@ -92,7 +75,7 @@ import Testing
         // SIGKILL while a third release may be deriving: after the restart no temp is left and
         // its files are derived (again, if the kill came between rename and record).
         let third = fx.scratch.appendingPathComponent("third.bin")
-        try Self.data(Self.fineTune(base, change: 1e-2, seed: 9) + Self.weights(256 * 1024, seed: 10)).write(to: third)
+        try SyntheticWeights.data(SyntheticWeights.fineTune(base, change: 1e-2, seed: 9) + SyntheticWeights.float32(256 * 1024, seed: 10)).write(to: third)
         let c = try #require(try fx.publish(third)["id"] as? String)
         fx.server.signal(SIGKILL)
         #expect(fx.server.waitForExit(within: 10) != nil)
@@ -127,11 +110,11 @@ import Testing
         func modelctl(_ arguments: [String]) throws -> ProcessResult {
             try ChildProcess.run(TestBinaries.modelctl, arguments, directory: scratch, timeout: .seconds(120))
         }
-        let base = Self.weights(512 * 1024, seed: 3)
+        let base = SyntheticWeights.float32(512 * 1024, seed: 3)
         var ids: [String] = []
-        for (name, floats) in [("a.bin", base), ("b.bin", Self.fineTune(base, change: 1e-3, seed: 4))] {
+        for (name, floats) in [("a.bin", base), ("b.bin", SyntheticWeights.fineTune(base, change: 1e-3, seed: 4))] {
             let url = scratch.appendingPathComponent(name)
-            try Self.data(floats).write(to: url)
+            try SyntheticWeights.data(floats).write(to: url)
             let r = try modelctl(["publish", url.path, "--sdk-min", "1.0", "--models-dir", models, "--json"])
             #expect(r.status == 0 && !r.stdout.contains("packed"), "\(r.stderr)")
             ids.append(try #require((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["id"] as? String))

@@ -15,11 +15,9 @@ struct DeltaBucketCLITests {
 
     @Test func deltaUpdate_fromAPublicBucket_fetchesOnlyTheChangedChunks_SPEC14() throws {
         let cluster = try RGWCluster.require()
-        let (scratch, _) = try MirrorCLITests.emptyModelsDirectory()
-        defer { MirrorCLITests.remove(scratch + "/models") }
         let prefix = "d-\(UUID().uuidString)"
-        let base = "\(cluster.endpoint)/\(RGWCluster.publicBucket)/\(prefix)"
-        try MirrorCLITests.writeSigningConfig(in: scratch, settings: #""latest_max_age_seconds":1,"public_base_url":"\#(base)""#)
+        let (scratch, base) = try MirrorCLITests.publicBucketScratch(cluster, prefix: prefix)
+        defer { MirrorCLITests.remove(scratch + "/models") }
 
         let old = try RGWClientTests.scratchFile(size: 5 << 20, seed: 21, ext: "gguf")
         defer { unlink(old.path) }

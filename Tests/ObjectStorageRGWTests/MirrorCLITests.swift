@@ -30,6 +30,16 @@ struct MirrorCLITests {
             .write(toFile: scratch + "/config/modeld.json", atomically: true, encoding: .utf8)
     }
 
+    /// An operator's working directory (`emptyModelsDirectory`, `writeSigningConfig`) whose
+    /// answers name `prefix` in the public bucket as their base URL: a static host's. Returns
+    /// the directory and that base URL.
+    static func publicBucketScratch(_ cluster: RGWCluster, prefix: String) throws -> (scratch: String, base: String) {
+        let (scratch, _) = try emptyModelsDirectory()
+        let base = "\(cluster.endpoint)/\(RGWCluster.publicBucket)/\(prefix)"
+        try writeSigningConfig(in: scratch, settings: #""latest_max_age_seconds":1,"public_base_url":"\#(base)""#)
+        return (scratch, base)
+    }
+
     /// `modelctl mirror` of `scratch`/models to the public bucket under `prefix`, with the
     /// cluster's credentials; fails the test when it does not exit 0.
     static func mirrorToPublicBucket(_ cluster: RGWCluster, prefix: String, scratch: String) throws {
