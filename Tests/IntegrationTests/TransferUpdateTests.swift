@@ -14,7 +14,7 @@ import Glibc
 @Suite(.serialized) final class TransferUpdateTests {
     let fx: ClientFixture
 
-    init() throws { fx = try ClientFixture(environment: ["MODELD_PACK_AT_PUBLISH": "true"]) }
+    init() throws { fx = try ClientFixture() }
 
     struct Published {
         let id: String
@@ -29,12 +29,16 @@ import Glibc
         func path(_ object: [String: Any]) -> String { URL(string: object["url"] as? String ?? "")?.path ?? "" }
     }
 
-    /// Publishes `floats`, then waits until the server's answer names the file's pack and, with
-    /// `patchFrom`, its patch from that release (derived in the background, SPEC §16).
+    /// Publishes `floats`, derives its pack and patches with `modelctl packs derive` on the
+    /// server's directory, then waits until the server's answer names the pack and, with
+    /// `patchFrom`, the patch from that release (SPEC §16). Not modeld's own deriver: it runs at
+    /// SCHED_IDLE, which the rest of `make test` starves (TransferPublishTests covers it).
     func publish(_ floats: [Float], patchFrom base: String? = nil) throws -> Published {
         let file = fx.scratch.appendingPathComponent("\(UUID().uuidString.prefix(8)).bin")
         try SyntheticWeights.data(floats).write(to: file)
         let release = try fx.publish(file: file)
+        let derive = try ChildProcess.run(TestBinaries.modelctl, ["packs", "derive", "--models-dir", fx.server.modelsDir.path], timeout: .seconds(120))
+        try #require(derive.status == 0, "packs derive: \(derive.stderr)")
         var answer: [String: Any] = [:]
         let derived = try ModeldServer.eventually(within: 120) {
             answer = try Curl.run([fx.server.url + "/latest?sdk=2.3"]).json ?? [:]
