@@ -39,7 +39,11 @@ extension GuardReport {
         var svg = "<svg width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"arm means and delta over time\">"
         let means = points.flatMap { [$0.treatment.mean, $0.control.mean].compactMap { $0 } }
         let meanAxis = Axis(values: means, top: top1, height: panelH)
-        let band = points.flatMap { p in p.delta.map { d in [d, d - (p.bound ?? 0), d + (p.bound ?? 0)] } ?? [] }
+        let band: [Double] = points.flatMap { (p: Point) -> [Double] in
+            guard let d = p.delta else { return [] }
+            let h = p.bound ?? 0
+            return [d, d - h, d + h]
+        }
         let deltaAxis = Axis(values: band + [0], top: top2, height: panelH)
         svg += meanAxis.grid(left: left, right: width - right) + deltaAxis.grid(left: left, right: width - right)
         svg += "<text x=\"\(left)\" y=\"\(top1 - 8)\">arm means: <tspan fill=\"\(Self.treatmentColor)\">■ treatment</tspan> <tspan fill=\"\(Self.controlColor)\">■ control</tspan></text>"
