@@ -14,7 +14,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev \
+    && apt-get install -y --no-install-recommends libcurl4-openssl-dev libssl-dev zlib1g-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /build
 # SwiftPM checks every target's folder when it loads the manifest, so Tests/ comes along.
@@ -29,7 +29,7 @@ RUN swift build -c release --static-swift-stdlib --product modeld \
 
 FROM ${RUNTIME_IMAGE} AS runtime
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libcurl4 zlib1g ca-certificates \
+    && apt-get install -y --no-install-recommends libcurl4 libssl3 zlib1g ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /srv/modeld --shell /usr/sbin/nologin modeld \
     && install -d -o modeld -g modeld /srv/modeld /srv/modeld/models /srv/modeld/data

@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh Debian machine: `make run` and `make test`.
 # Both install missing system packages first (idempotent; apt-get only when something is absent).
 SWIFT ?= swift
-SYSTEM_PACKAGES := libcurl4-openssl-dev zlib1g-dev curl python3 nginx radosgw ceph-mon ceph-osd chromium
+SYSTEM_PACKAGES := libcurl4-openssl-dev libssl-dev zlib1g-dev curl python3 nginx radosgw ceph-mon ceph-osd chromium
 CONFIG ?= config/modeld.json
 
 .PHONY: deps build release run test clean

@@ -8,7 +8,7 @@ import PackageDescription
 
 let package = Package(
     name: "modeld",
-    // SPEC §13.1: ModeldClient (and what it links: ModeldSigning, swift-crypto) builds for these.
+    // SPEC §13.1: ModeldClient (and what it links: ModeldSigning, CryptoPrimitives) builds for these.
     // The server targets are Linux-only (epoll, Glibc); the minimums only bind Apple builds.
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
@@ -20,11 +20,14 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),  // 1.6: @ParentCommand
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),  // 4.x: FoundationEssentials, no ICU
     ],
     targets: [
         // C wrappers for what Glibc does not export (epoll, eventfd, timerfd, signalfd, accept4, sendfile).
         .target(name: "CLinuxShims"),
+        .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // SHA-256 and Ed25519: CryptoKit on Apple platforms, the system's OpenSSL libcrypto on Linux
+        // (already loaded there by libcurl), behind CryptoKit's names (docs/decisions/crypto.md).
+        .target(name: "CryptoPrimitives", dependencies: [.target(name: "CLibcrypto", condition: .when(platforms: [.linux]))]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
@@ -38,7 +41,7 @@ let package = Package(
         .target(name: "DurableFiles", dependencies: ["BinaryText"]),
         // The one SHA-256 in lowercase hex, of bytes or of a file streamed 1 MiB at a time
         // (server, modelctl, the bucket uploader and the client alike; no Glibc-only call).
-        .target(name: "ContentDigest", dependencies: ["BinaryText", "DurableFiles", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ContentDigest", dependencies: ["BinaryText", "DurableFiles", "CryptoPrimitives"]),
 
         // Pure HTTP/1.1 vocabulary: parser, serialiser, dates, ETags, ranges, preconditions, gzip.
         .target(name: "HTTPWire", dependencies: ["CZlib", "CivilTime", "JSONSupport"]),
@@ -48,30 +51,30 @@ let package = Package(
         // Selection (SPEC §3, §3.1, §11.2 arms) and the rules document (§9.2): the one
         // implementation modeld's /latest and ModeldClient's local evaluation both run. Pure,
         // no Glibc and no Synchronization: it builds for every platform the client does.
-        .target(name: "ReleaseSelection", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ReleaseSelection", dependencies: ["CryptoPrimitives"]),
 
         // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
-        .target(name: "ModeldSigning", dependencies: ["BinaryText", "ReleaseSelection", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ModeldSigning", dependencies: ["BinaryText", "ReleaseSelection", "CryptoPrimitives"]),
 
         // Content-defined chunking and the `.chunks` format (SPEC §14), shared by server, modelctl
         // and client so the same bytes give the same list everywhere. Pure, no Glibc (Apple too).
-        .target(name: "ChunkList", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ChunkList", dependencies: ["CryptoPrimitives"]),
         // MDPACK1 byte- and bit-plane coding of packed files and patches (SPEC §16), pure: the
         // encoder, the streaming decoder, the header and index. Shared by server, modelctl and
         // client like ChunkList; zlib through the shim (the system libz on Apple platforms).
-        .target(name: "TensorPack", dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "TensorPack", dependencies: ["CZlib", "CryptoPrimitives"]),
         // MDPACK1 between files, block by block in bounded memory (modelctl pack/patch/unpack; a
         // patch's base for the server and the client). No Glibc-only call: the client links it.
         .target(name: "TensorPackFiles", dependencies: ["BinaryText", "ContentDigest", "DurableFiles", "TensorPack"]),
 
         .target(name: "ModelCatalog", dependencies: [
             "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "HTTPWire", "JSONSupport", "ModeldSigning",
-            "ReleaseSelection", "TensorPackFiles", .product(name: "Crypto", package: "swift-crypto"),
+            "ReleaseSelection", "TensorPackFiles", "CryptoPrimitives",
         ]),
         .target(name: "EventStore", dependencies: [
             "CLinuxShims", "CivilTime", "DurableFiles", "JSONSupport",
-            .product(name: "Crypto", package: "swift-crypto"),
+            "CryptoPrimitives",
         ]),
         .target(name: "EgressCost", dependencies: ["CivilTime", "JSONSupport", "HTMLPage"]),
         // Guarded rollouts (SPEC §11), the pure part: the guard plan, per-client running sums,
@@ -83,10 +86,10 @@ let package = Package(
         // libcurl easy handle and transfer callbacks, shared by modelctl's clients and ModeldClient on Linux.
         .target(name: "CurlTransport", dependencies: ["CCurl"]),
         // Pure S3 vocabulary: canonical URLs, request values, XML answers, part plans, retries.
-        .target(name: "ObjectStorage", dependencies: ["BinaryText", "ContentDigest", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ObjectStorage", dependencies: ["BinaryText", "ContentDigest", "CryptoPrimitives"]),
         // The S3 client: sends ObjectStorage requests through libcurl's SigV4 signer.
         .target(name: "ObjectStorageCurl", dependencies: [
-            "BinaryText", "ContentDigest", "DurableFiles", "ObjectStorage", "CurlTransport", "CCurl", .product(name: "Crypto", package: "swift-crypto"),
+            "BinaryText", "ContentDigest", "DurableFiles", "ObjectStorage", "CurlTransport", "CCurl", "CryptoPrimitives",
         ]),
         // Pure planning of `modelctl mirror`: which catalog objects go to the bucket, in what order.
         .target(name: "ModelMirror", dependencies: ["ModelCatalog", "ObjectStorage"]),
@@ -125,7 +128,7 @@ let package = Package(
         // the server-rendered views and the embedded script and stylesheet. No sockets.
         .target(name: "Console", dependencies: [
             "AccessTokens", "BinaryText", "ContentDigest", "HTMLPage", "Guardrails", "JSONSupport", "ModelCatalog", "EventStore", "EgressCost",
-            .product(name: "Crypto", package: "swift-crypto"),
+            "CryptoPrimitives",
         ]),
 
         // Composition root: routes, metrics, access log, the guard evaluator's loop, lifecycle.
@@ -133,7 +136,7 @@ let package = Package(
             "AccessTokens", "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
             "Console", "EgressCost",
             .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            "CryptoPrimitives",
         ]),
         .executableTarget(name: "modeld", dependencies: ["ModeldCore", "ModeldConfig", "CLinuxShims"]),
         // ModeldConfig: modelctl reads ./config/modeld.json with modeld's own rules. Never
@@ -143,18 +146,18 @@ let package = Package(
             "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
             "TensorPack", "TensorPackFiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            "CryptoPrimitives",
         ]),
 
         // MDPACK1 decoding speed in memory beside one SHA-256 pass and zlib (Benchmarks/transfer/run.sh).
-        .executableTarget(name: "pack-decode-bench", dependencies: ["TensorPack", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+        .executableTarget(name: "pack-decode-bench", dependencies: ["TensorPack", "CZlib", "CryptoPrimitives"],
                           path: "Benchmarks/transfer/PackDecodeBench"),
 
         // A zip reader (SPEC §13.1 zipped models): central directory first, every refusal before
         // unpacking; raw inflate through zlib (the system libz on Apple platforms). No Glibc.
         .target(name: "ZipArchive", dependencies: ["CZlib"]),
 
-        // The reference client apps embed (SPEC §13): swift-crypto, ModeldSigning; libcurl on Linux
+        // The reference client apps embed (SPEC §13): CryptoPrimitives, ModeldSigning; libcurl on Linux
         // (FoundationNetworking cannot pace a download to the disk), URLSession elsewhere;
         // CLinuxShims for sync_file_range. Apple builds are kept by scripts/checks/client-portability.sh.
         .target(name: "ModeldClient", dependencies: [
@@ -162,7 +165,7 @@ let package = Package(
             .target(name: "CurlTransport", condition: .when(platforms: [.linux])),
             .target(name: "CCurl", condition: .when(platforms: [.linux])),
             .target(name: "CLinuxShims", condition: .when(platforms: [.linux])),
-            .product(name: "Crypto", package: "swift-crypto"),
+            "CryptoPrimitives",
         ], resources: [.copy("PrivacyInfo.xcprivacy")]),  // Apple's privacy manifest (SPEC §13.1)
         .executableTarget(name: "modeld-client", dependencies: [
             "ModeldClient", "ReleaseSelection",
@@ -186,6 +189,7 @@ let package = Package(
         .target(name: "DirectoryBucket", dependencies: ["ContentDigest", "CurlTransport", "ObjectStorage", "ObjectStorageCurl"], path: "Tests/Support/DirectoryBucket"),
         .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "BinaryTextTests", dependencies: ["BinaryText"]),
+        .testTarget(name: "CryptoPrimitivesTests", dependencies: ["CryptoPrimitives", "BinaryText"]),
         .testTarget(name: "JSONSupportTests", dependencies: ["JSONSupport"]),
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "CivilTime"]),
@@ -195,8 +199,8 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ContentDigest", "ObjectStorage"], exclude: ["Fixtures"]),
-        .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "TensorPackTests", dependencies: ["TensorPack", "TestRandomness", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "ChunkListTests", dependencies: ["ChunkList", "TestRandomness", "CryptoPrimitives"]),
+        .testTarget(name: "TensorPackTests", dependencies: ["TensorPack", "TestRandomness", "CryptoPrimitives"]),
         .testTarget(name: "ModelMirrorTests", dependencies: ["ModelMirror", "ModelCatalog"]),
         .testTarget(name: "BucketMirrorTests", dependencies: ["BucketMirror", "DirectoryBucket", "ModelCatalog", "ModelMirror"]),
         .testTarget(name: "EventShippingTests", dependencies: ["ContentDigest", "EventShipping", "DirectoryBucket", "EventStore", "ObjectStorage"]),

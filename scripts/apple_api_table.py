@@ -28,8 +28,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APPLE = ["iOS", "macOS", "tvOS", "watchOS", "visionOS"]
 PLATFORMS = APPLE + ["Linux"]
 # What `canImport` sees per platform; any other module may be either (None).
-EVERY_APPLE = {"Darwin", "Foundation", "Dispatch", "CoreML", "Network", "ObjectiveC"}
-LINUX_MODULES = {"Glibc", "Musl", "FoundationNetworking", "CLinuxShims", "CCurl", "CurlTransport"}
+EVERY_APPLE = {"Darwin", "Foundation", "Dispatch", "CoreML", "CryptoKit", "Network", "ObjectiveC"}
+LINUX_MODULES = {"Glibc", "Musl", "FoundationNetworking", "CLinuxShims", "CCurl", "CLibcrypto", "CurlTransport"}
 IMPORTS = {
     "Linux": (LINUX_MODULES | {"Foundation", "Dispatch"}, EVERY_APPLE - {"Foundation", "Dispatch"} | {"UIKit", "AppKit", "WatchKit"}),
     "iOS": (EVERY_APPLE | {"UIKit"}, LINUX_MODULES | {"AppKit", "WatchKit"}),

@@ -4,8 +4,7 @@
 # pack-reader patch-reader.
 # The module sources are compiled straight from Sources/ with -sanitize=fuzzer,address (and
 # -enable-testing, so a target may check internals) into .build-fuzz/ (gitignored): the normal
-# `swift build` never sees the fuzzer flags. Crypto (for the event-batch dedup key and MDPACK1's
-# block digests) is linked uninstrumented from the package's own debug build.
+# `swift build` never sees the fuzzer flags.
 # The corpus grows in .build-fuzz/corpus/TARGET, seeded from Fuzz/corpus/TARGET; a crash input is
 # written to .build-fuzz/crashes/TARGET/ and the script exits non-zero.
 set -euo pipefail
@@ -41,16 +40,12 @@ module JSONSupport Sources/JSONSupport/*.swift
 module HTTPWire Sources/HTTPWire/*.swift
 module ZipArchive Sources/ZipArchive/*.swift
 libs=(-lz)
-# Crypto from the package's debug build, uninstrumented: its module for the compiler, its objects
-# for the link (appended after the instrumented modules that import it).
-crypto_objects=()
+# SHA-256 (the event-batch dedup key, MDPACK1's block digests): CryptoPrimitives over the
+# system's libcrypto, compiled here like the other modules.
 use_crypto() {
-    debug=$(swift build --show-bin-path)
-    [[ -f $debug/Modules/Crypto.swiftmodule ]] || swift build --target Crypto >&2
-    flags+=(-I "$debug/Modules" -Xcc "-fmodule-map-file=$(find .build/checkouts/swift-crypto -name module.modulemap -path '*CCryptoBoringSSL/include*' | head -1)")
-    for dir in "$debug"/{Crypto,CCrypto*,CryptoBoringWrapper,CXKCP*}.build; do
-        if [[ -d $dir ]]; then crypto_objects+=($(find "$dir" -name '*.o')); fi
-    done
+    flags+=(-I Sources/CLibcrypto)
+    libs+=(-lcrypto)
+    module CryptoPrimitives Sources/CryptoPrimitives/*.swift
 }
 if [[ $target == event-batch ]]; then
     # The batch parser's files only: the rest of EventStore is disk I/O, not input parsing.
@@ -62,7 +57,6 @@ if [[ $target == pack-reader || $target == patch-reader ]]; then
     use_crypto
     module TensorPack Sources/TensorPack/*.swift
 fi
-objects+=("${crypto_objects[@]}")
 
 if [[ $target == chunk-list ]]; then
     # The `.chunks` reader and what it validates against; the builder (SHA-256) is not input parsing.

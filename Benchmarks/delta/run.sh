@@ -87,13 +87,13 @@ PY
 done
 
 echo "== chunking speed (one core, page cache, best of 3)"
-debug=$(swift build -c release --show-bin-path)
+release=$(swift build -c release --show-bin-path)
 out=$SCRATCH/chunkspeed
-objects=$(find "$debug"/{Crypto,CCryptoBoringSSL,CCryptoBoringSSLShims,CryptoBoringWrapper,CXKCP,CXKCPShims}.build -name '*.o' 2>/dev/null)
+# ChunkList compiled whole-module beside the benchmark; SHA-256 from the release build's CryptoPrimitives.
 swiftc -O -parse-as-library -module-name ChunkList -emit-module -emit-module-path "$SCRATCH/ChunkList.swiftmodule" -wmo \
-  -I "$debug/Modules" -Xcc "-fmodule-map-file=$(find .build/checkouts/swift-crypto -name module.modulemap -path '*CCryptoBoringSSL/include*' | head -1)" \
-  -c Sources/ChunkList/*.swift -o "$SCRATCH/ChunkList.o"
-swiftc -O -parse-as-library -I "$SCRATCH" -I "$debug/Modules" Benchmarks/delta/chunkspeed.swift "$SCRATCH/ChunkList.o" $objects -lstdc++ -o "$out" 2>&1 | grep -v warning || true
+  -I "$release/Modules" -I Sources/CLibcrypto -c Sources/ChunkList/*.swift -o "$SCRATCH/ChunkList.o"
+swiftc -O -parse-as-library -I "$SCRATCH" -I "$release/Modules" -I Sources/CLibcrypto Benchmarks/delta/chunkspeed.swift \
+  "$SCRATCH/ChunkList.o" "$release"/CryptoPrimitives.build/*.o -lcrypto -o "$out" 2>&1 | grep -v warning || true
 "$out" "$SCRATCH/w/base.safetensors"
 
 if [[ ${BIG:-0} == 1 ]]; then

@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 
 /// Builds a file's chunk list from its bytes as they stream past (an upload being written, a
 /// file being read), holding at most one append plus one maximal chunk: the file is never

@@ -1,5 +1,5 @@
 import BinaryText
-import Crypto
+import CryptoPrimitives
 import DurableFiles
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 
 /// 128-bit identity of a batch: the first 16 bytes of SHA-256(client_id + "\0" + batch_id) (SPEC §5).
 public struct DedupKey: Hashable, Sendable {

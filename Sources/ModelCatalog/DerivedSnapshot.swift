@@ -1,5 +1,5 @@
 import BinaryText
-import Crypto
+import CryptoPrimitives
 import ModeldSigning
 
 /// A file a writer derived from the catalog but did not sign (SPEC §12.1): the file for that

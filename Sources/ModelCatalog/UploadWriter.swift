@@ -3,7 +3,7 @@ import BinaryText
 import Glibc
 #endif
 import ChunkList
-import Crypto
+import CryptoPrimitives
 
 /// A verified upload waiting in `models/.tmp/` to be published (`CatalogStore.publish`).
 public struct FinishedUpload: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import BinaryText
 import ChunkList
-import Crypto
+import CryptoPrimitives
 import Foundation
 
 /// Builds a release's file in `partial/<id>.delta` from chunks of cached models plus

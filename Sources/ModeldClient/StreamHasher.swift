@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Dispatch
 
 /// SHA-256 of a stream, computed on a thread of its own so that hashing overlaps receiving and

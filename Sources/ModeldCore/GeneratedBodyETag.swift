@@ -1,5 +1,5 @@
 import BinaryText
-import Crypto
+import CryptoPrimitives
 import HTTPWire
 
 /// The strong validator of a body modeld generates (a /latest document and its gzip variant,

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Crypto
+import CryptoPrimitives
 
 /// What a signature covers (SPEC §12): fixed lines in a fixed order, so the base re-derives
 /// byte for byte from parsed header or pointer fields — never canonical JSON.

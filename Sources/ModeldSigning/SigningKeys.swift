@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Crypto
+import CryptoPrimitives
 
 /// keyid = first 16 hex of SHA-256 of the raw 32-byte public key (SPEC §12). A hint for picking
 /// the key to try, never a security decision by itself.

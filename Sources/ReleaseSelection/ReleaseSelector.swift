@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 
 /// What selection reads of a release (SPEC §3, §3.1). The server's catalog entries and the
 /// client's rules entries (SPEC §9.2) both conform, so one `ReleaseSelector` answers for both.

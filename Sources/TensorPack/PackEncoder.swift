@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 
 /// Codes an output file block by block, front to back (SPEC §16): a pack codes the file's own
 /// bytes, a patch the file XOR its base over their common length (the rest verbatim). It keeps

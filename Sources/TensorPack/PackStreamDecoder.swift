@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 
 /// The base a patch is applied to (an installed model, a file, bytes in memory).
 public protocol PatchBase {

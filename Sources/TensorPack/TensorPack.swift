@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 
 /// MDPACK1 of bytes in memory: packs and patches of small files, tests and the fuzz targets.
 /// Files of any size go through TensorPackFiles, block by block, on the same encoder and decoder.

@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Testing
 import TestRandomness
 @testable import ChunkList

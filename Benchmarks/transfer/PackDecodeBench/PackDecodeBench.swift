@@ -5,7 +5,7 @@
 // - SHA-256 ×2: the two hash passes those checks make over the output, timed alone;
 // - zlib: inflating the same output deflated at level 6 as one stream, through the same libz.
 // Prints one Markdown row.
-import Crypto
+import CryptoPrimitives
 import CZlib
 import Glibc
 import TensorPack
