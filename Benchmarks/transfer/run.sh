@@ -137,7 +137,8 @@ echo "|---|---:|---:|---:|---:|"
 cat "$SCRATCH/unpack.md"
 
 # start BIN PORT NAME [URL]: a modeld of its own in $SCRATCH/NAME, as shipped (packs and patches
-# derived in the background after the answer), its answers pointing at URL (default: itself)
+# derived in the background after the answer, unless MODELD_PACK_AT_PUBLISH=false), its answers
+# pointing at URL (default: itself)
 start() {
   mkdir -p "$SCRATCH/$3/models" "$SCRATCH/$3/data"
   MODELD_ADMIN_TOKEN=bench MODELD_ACCESS_LOG=off "$1/modeld" --listen "127.0.0.1:$2" --models-dir "$SCRATCH/$3/models" \
