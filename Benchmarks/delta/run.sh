@@ -9,7 +9,7 @@
 # For each: bytes fetched (modeld-client `update --json`), wall time, and what `modelctl delta`
 # says the changed chunks are. Then chunking speed (chunkspeed.swift, -O) and, with BIG=1, the
 # client's peak RSS during a delta update of a 4 GiB file. Scratch in $SCRATCH, never the repo.
-# The sequence runs twice: on loopback, and through a LINK_MBIT (100) link (link-nginx.conf).
+# The sequence runs twice: on loopback, and through a LINK_MBIT (100) link (Benchmarks/link.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -20,20 +20,19 @@ bash scripts/install-deps.sh curl time nginx >/dev/null
 for product in modeld modelctl modeld-client; do swift build -c release --product $product >/dev/null; done
 bin=$(swift build -c release --show-bin-path)
 
-rm -rf "$SCRATCH"; mkdir -p "$SCRATCH/w" "$SCRATCH/nginx"
+rm -rf "$SCRATCH"; mkdir -p "$SCRATCH/w"
 python3 Benchmarks/delta/synth.py "$SCRATCH/w"
 
-# The device's link: on loopback a full download runs at disk speed, so it is no yardstick for
-# a delta's time; the second pass sends everything through nginx with `limit_rate` at LINK_MBIT
-# (per connection: a delta's ranges, up to 4 at a time, get no more than 4x that).
+# The device's link (Benchmarks/link.sh): the second pass sends everything through nginx at
+# LINK_MBIT (per connection: a delta's ranges, up to 4 at a time, get no more than 4x that).
+# shellcheck source=Benchmarks/link.sh
+source Benchmarks/link.sh
 LINK_MBIT=${LINK_MBIT:-100}
 LINK_PORT=$((PORT + 1))
-sed -e "s|@SCRATCH@|$SCRATCH|g" -e "s|@PORT@|$PORT|g" -e "s|@LINK_PORT@|$LINK_PORT|g" \
-  -e "s|@RATE@|$((LINK_MBIT * 125000))|g" Benchmarks/delta/link-nginx.conf >"$SCRATCH/nginx/nginx.conf"
-nginx -p "$SCRATCH/nginx" -c "$SCRATCH/nginx/nginx.conf"
+link_start "$SCRATCH" "$PORT" "$LINK_PORT" "$LINK_MBIT"
 pid=""
 stop_modeld() { [[ -z $pid ]] || { kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true; pid=""; }; }
-trap 'stop_modeld; kill -TERM "$(cat "$SCRATCH/nginx/nginx.pid" 2>/dev/null)" 2>/dev/null || true' EXIT
+trap 'stop_modeld; link_stop "$SCRATCH"' EXIT
 # start_modeld BASE_URL: a fresh modeld (models, data) whose answers point at BASE_URL, which the
 # client also calls, and a fresh client cache
 start_modeld() {

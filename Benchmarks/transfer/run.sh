@@ -9,27 +9,33 @@
 #      CPU (per core): in memory (pack-decode-bench: the decoder with its checks, the two SHA-256
 #      passes alone, and zlib inflating the same output as one stream), and files
 #      (`modelctl unpack` into tmpfs, beside `gzip -dc` of the same output).
-#   4. Peak RSS decoding a BIG_GIB (4) GiB float32 fine-tune patch (/usr/bin/time); BIG_GIB=0
-#      skips it.
-#   5. A PUBLISH_GIB (1) GiB float32 publish through modeld + modelctl of this checkout and of
+#   4. Update time (CLIENT_MIB, 256; 0 skips): a float32 fine-tune pair (r = 1e-3) published
+#      through a release modeld, its pack and patch derived (below, derive); one modeld-client
+#      cache holding the base updated to the fine-tune by patch, and again forced to the full
+#      file (the client's partial/<id>.full-only marker), unthrottled and through a LINK_MBIT
+#      (100) Mbit/s link (Benchmarks/link.sh): method, bytes_fetched, wall, user+sys, peak RSS.
+#   5. BIG_GIB (4) GiB float32 fine-tune, published the same way (scratch on disk): peak RSS
+#      and CPU of `modelctl unpack` of the derived patch, and of modeld-client updating a cache
+#      holding the base by that patch (/usr/bin/time). BIG_GIB=0 skips it.
+#   6. A PUBLISH_GIB (1) GiB float32 publish through modeld + modelctl of this checkout and of
 #      AB_REV (default: main), built side by side (Benchmarks/ab-base.sh), interleaved, 3 each;
 #      AB_BIN=DIR takes the base's binaries from DIR instead (its modelctl, else this
 #      checkout's); PUBLISH_GIB=0 skips it. SPEC §16: ≤ 1.6× the base's (v4's) time.
-# Scratch in $SCRATCH, never the repo; the decoded outputs in /dev/shm.
+# Scratch in $SCRATCH, never the repo, removed at the end; the decoded outputs in /dev/shm.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/opt/swift/usr/bin:$PATH"
 SCRATCH=${SCRATCH:-/tmp/modeld-bench-transfer}
 SHM=/dev/shm/modeld-bench-transfer-$$
 WEIGHTS=${WEIGHTS:-16777216}   # per generated file: 64 MiB of float32, 32 MiB of float16
+CLIENT_MIB=${CLIENT_MIB:-256}
+LINK_MBIT=${LINK_MBIT:-100}
 BIG_GIB=${BIG_GIB:-4}
 PUBLISH_GIB=${PUBLISH_GIB:-1}
 AB_REV=${AB_REV:-main}
 PORT=${PORT:-18890}
-bash scripts/install-deps.sh time gzip curl >/dev/null
-swift build -c release --product modelctl >/dev/null
-swift build -c release --product pack-decode-bench >/dev/null
-(( PUBLISH_GIB > 0 )) && swift build -c release --product modeld >/dev/null
+bash scripts/install-deps.sh time gzip curl nginx >/dev/null
+for product in modelctl pack-decode-bench modeld modeld-client; do swift build -c release --product $product >/dev/null; done
 bin="$(swift build -c release --show-bin-path)"
 ctl="$bin/modelctl"
 bench="$bin/pack-decode-bench"
@@ -41,7 +47,11 @@ if (( PUBLISH_GIB > 0 )) && [[ -z $base_bin ]]; then
 fi
 rm -rf "$SCRATCH" "$SHM"; mkdir -p "$SCRATCH/real" "$SCRATCH/gen" "$SCRATCH/out" "$SHM"
 pids=()
-trap 'rm -rf "$SHM"; for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done' EXIT
+link_dir=""
+# shellcheck source=Benchmarks/link.sh
+source Benchmarks/link.sh
+trap '[[ -z $link_dir ]] || link_stop "$link_dir"; for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+  rm -rf "$SHM" "$SCRATCH"' EXIT
 
 # pair NAME OLD NEW: one table row. Chunk delta is what `modelctl delta` says is left to fetch
 # (the client takes it only when it reuses ≥ 10 %; the .chunks list itself is not counted).
@@ -126,20 +136,139 @@ echo "| what | decoded bytes | modelctl unpack (read, decode, checks, write) | g
 echo "|---|---:|---:|---:|---:|"
 cat "$SCRATCH/unpack.md"
 
+# start BIN PORT NAME [URL]: a modeld of its own in $SCRATCH/NAME, as shipped (packs and patches
+# derived in the background after the answer, unless MODELD_PACK_AT_PUBLISH=false), its answers
+# pointing at URL (default: itself)
+start() {
+  mkdir -p "$SCRATCH/$3/models" "$SCRATCH/$3/data"
+  MODELD_ADMIN_TOKEN=bench MODELD_ACCESS_LOG=off "$1/modeld" --listen "127.0.0.1:$2" --models-dir "$SCRATCH/$3/models" \
+    --data-dir "$SCRATCH/$3/data" --public-base-url "${4:-http://127.0.0.1:$2}" --instance-id "$3" >"$SCRATCH/$3.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$2/healthz" >/dev/null && return; sleep 0.1; done
+  echo "modeld $3 did not start: $(cat "$SCRATCH/$3.log")" >&2; exit 1
+}
+stop_all() {   # the modelds started and the link
+  [[ -z $link_dir ]] || link_stop "$link_dir"; link_dir=""
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+
+# The client sections: one modeld on CPORT behind the link (nginx on LPORT, which its answers
+# name), unthrottled unless a pass says otherwise. Its packs and patches are derived by
+# `modelctl packs derive` on its models directory, the same pass its worker makes: the worker
+# runs at SCHED_IDLE, and on a shared machine it starves (a 1 GiB pack went 11 MB in 3 minutes
+# beside a build), so the script does it in the foreground, timed, and the server serves them.
+CPORT=$((PORT + 2)) LPORT=$((PORT + 3))
+link_url="http://127.0.0.1:$LPORT"
+serve() {   # serve NAME: that modeld and the link, fresh
+  MODELD_PACK_AT_PUBLISH=false start "$bin" "$CPORT" "$1" "$link_url"
+  link_dir=$SCRATCH/$1; link_start "$link_dir" "$CPORT" "$LPORT" 0
+}
+derive() {   # derive NAME: packs and patches of NAME's models; sets derived to its wall and CPU
+  /usr/bin/time -f '%e %U %S' -o "$SCRATCH/time" "$ctl" packs derive --models-dir "$SCRATCH/$1/models" >"$SCRATCH/derive.log"
+  local wall user sys
+  read -r wall user sys <"$SCRATCH/time"
+  derived="$wall s wall, $(python3 -c "print(f'{$user + $sys:.1f}')") s CPU"
+}
+relink() { link_stop "$link_dir"; link_start "$link_dir" "$CPORT" "$LPORT" "$1"; }   # relink MBIT
+publish() {   # publish FILE: sets published_id and published_name (its file under models/)
+  local answer
+  answer=$(MODELD_ADMIN_TOKEN=bench "$ctl" publish "$1" --sdk-min 1.0 --server "http://127.0.0.1:$CPORT" --json)
+  read -r published_id published_name < <(python3 -c 'import json,sys; a = json.loads(sys.argv[1]); print(a["id"], a["url"].rsplit("/", 1)[1])' "$answer")
+}
+# await_patch ID BASE_ID: waits (bounded: 60 s) until /latest offers ID's patch from BASE_ID
+await_patch() {
+  local t0 now
+  t0=$(date +%s)
+  until curl -fs "http://127.0.0.1:$CPORT/latest?sdk=1.0" | python3 -c '
+import json, sys
+a = json.load(sys.stdin)
+sys.exit(not (a.get("id") == sys.argv[1] and any(p["from"] == sys.argv[2] for p in a.get("patches", []))))' "$1" "$2"; do
+    now=$(date +%s)
+    (( now - t0 < 60 )) || { echo "no patch from $2 after 60 s" >&2; exit 1; }
+    sleep 1
+  done
+}
+# update CACHE: modeld-client updates CACHE; sets updated to its method, bytes_fetched, wall s,
+# user+sys s and peak RSS MiB (/usr/bin/time: %M is -v's "Maximum resident set size")
+update() {
+  sync   # no dirty pages of the run before
+  /usr/bin/time -f '%e %U %S %M' -o "$SCRATCH/time" "$bin/modeld-client" --server "$link_url" --sdk 1.0 --cache "$1" \
+    --json update >"$SCRATCH/update.json" 2>"$SCRATCH/client.log" || { cat "$SCRATCH/client.log" >&2; return 1; }
+  updated=$(python3 - "$SCRATCH/update.json" "$SCRATCH/time" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+wall, user, sys_, rss = open(sys.argv[2]).read().split()
+print(a["method"], a["bytes_fetched"], wall, f"{float(user) + float(sys_):.2f}", f"{int(rss) / 1024:.1f}")
+PY
+)
+}
+row() {   # row WHAT LINK METHOD BYTES WALL CPU RSS
+  python3 -c 'import sys; w, l, m, b, t, c, r = sys.argv[1:]; print(f"| {w} | {l} | {m} | {int(b):,} | {t} | {c} | {r} |")' "$@"
+}
+row_header() {
+  echo "| update | link | method | bytes_fetched | wall, s | user+sys, s | peak RSS MiB |"
+  echo "|---|---|---|---:|---:|---:|---:|"
+}
+
+if (( CLIENT_MIB > 0 )); then
+  echo; echo "== update time: a $CLIENT_MIB MiB float32 fine-tune (r = 1e-3), patch vs full, modeld-client (release)"
+  rm -rf "$SCRATCH/gen"; mkdir -p "$SCRATCH/upd/w"
+  python3 Benchmarks/transfer/finetune.py "$SCRATCH/upd/w" $((CLIENT_MIB << 18)) f32 1e-3
+  serve upd
+  publish "$SCRATCH/upd/w/base-f32.bin"; base_id=$published_id
+  derive upd
+  update "$SCRATCH/upd/cache-base"
+  publish "$SCRATCH/upd/w/tuned-1e-3-f32.bin"; tuned_id=$published_id tuned_name=$published_name
+  derive upd
+  await_patch "$tuned_id" "$base_id"
+  patch_size=$(stat -c %s "$SCRATCH/upd/models/$tuned_name.from-$base_id.patch")
+  echo "(patch $patch_size bytes = $(python3 -c "print(f'{$patch_size / $((CLIENT_MIB << 20)):.3f}')")× of $((CLIENT_MIB << 20)); the fine-tune's pack and patch derived in $derived)"
+  row_header
+  for mbit in 0 "$LINK_MBIT"; do
+    relink "$mbit"
+    link="unthrottled (nginx, loopback)"; (( mbit == 0 )) || link="$mbit Mbit/s"
+    for way in patch full; do
+      rm -rf "$SCRATCH/upd/cache"; cp -a "$SCRATCH/upd/cache-base" "$SCRATCH/upd/cache"
+      if [[ $way == full ]]; then
+        for channel in "$SCRATCH/upd/cache/channels"/*/; do mkdir -p "$channel/partial"; echo bench >"$channel/partial/$tuned_id.full-only"; done
+      fi
+      update "$SCRATCH/upd/cache"; read -r method bytes wall cpu_s rss <<<"$updated"
+      [[ $method == "$way" ]] || { echo "asked for $way, the client took $method" >&2; exit 1; }
+      row "base → fine-tune" "$link" "$method" "$bytes" "$wall" "$cpu_s" "$rss"
+    done
+  done
+  stop_all; rm -rf "$SCRATCH/upd"
+fi
+
 if (( BIG_GIB > 0 )); then
-  rm -rf "$SCRATCH/gen"; mkdir -p "$SCRATCH/big"
-  python3 Benchmarks/transfer/finetune.py "$SCRATCH/big" $((BIG_GIB << 28)) f32 1e-3
-  t0=$(date +%s.%N)
-  "$ctl" patch "$SCRATCH/big/base-f32.bin" "$SCRATCH/big/tuned-1e-3-f32.bin" --output "$SCRATCH/out/big.patch" --json
-  t1=$(date +%s.%N)
-  echo "(patch of $BIG_GIB GiB made in $(python3 -c "print(round($t1 - $t0))") s)"
-  /usr/bin/time -f '%e %U %S %M' -o "$SCRATCH/time" "$ctl" unpack "$SCRATCH/out/big.patch" --base "$SCRATCH/big/base-f32.bin" \
-    --output "$SCRATCH/out/big.bin" >/dev/null
+  echo; echo "== a $BIG_GIB GiB float32 fine-tune (r = 1e-3) published through modeld, decoded by modelctl and by modeld-client (scratch on disk)"
+  rm -rf "$SCRATCH/gen"; mkdir -p "$SCRATCH/big/w"
+  python3 Benchmarks/transfer/finetune.py "$SCRATCH/big/w" $((BIG_GIB << 28)) f32 1e-3
+  serve big
+  publish "$SCRATCH/big/w/base-f32.bin"; base_id=$published_id base_name=$published_name
+  rm "$SCRATCH/big/w/base-f32.bin"   # the server's copy is the base from here on
+  derive big
+  update "$SCRATCH/big/cache"
+  publish "$SCRATCH/big/w/tuned-1e-3-f32.bin"; tuned_id=$published_id tuned_name=$published_name
+  rm "$SCRATCH/big/w/tuned-1e-3-f32.bin"
+  derive big
+  await_patch "$tuned_id" "$base_id"
+  patch="$SCRATCH/big/models/$tuned_name.from-$base_id.patch"
+  echo "(the fine-tune's pack and patch derived in $derived)"
+  /usr/bin/time -f '%e %U %S %M' -o "$SCRATCH/time" "$ctl" unpack "$patch" --base "$SCRATCH/big/models/$base_name" \
+    --output "$SCRATCH/big/decoded.bin" >/dev/null
   read -r wall user sys rss <"$SCRATCH/time"
+  size=$(stat -c %s "$SCRATCH/big/decoded.bin")
+  rm "$SCRATCH/big/decoded.bin"
   echo "| what | decoded bytes | coded bytes | MB/s per CPU second | wall, s | peak RSS MiB |"
   echo "|---|---:|---:|---:|---:|---:|"
-  echo "| $BIG_GIB GiB f32 patch r=1e-3, to disk | $(stat -c %s "$SCRATCH/out/big.bin") | $(stat -c %s "$SCRATCH/out/big.patch") | $(mbs "$(stat -c %s "$SCRATCH/out/big.bin")" "$(python3 -c "print($user + $sys)")") | $wall | $(python3 -c "print(f'{$rss / 1024:.1f}')") |"
-  rm -rf "$SCRATCH/big" "$SCRATCH/out/big.patch" "$SCRATCH/out/big.bin"
+  echo "| $BIG_GIB GiB f32 patch r=1e-3, modelctl unpack to disk | $size | $(stat -c %s "$patch") | $(mbs "$size" "$(python3 -c "print($user + $sys)")") | $wall | $(python3 -c "print(f'{$rss / 1024:.1f}')") |"
+  echo
+  row_header
+  update "$SCRATCH/big/cache"; read -r method bytes wall cpu_s rss <<<"$updated"
+  row "$BIG_GIB GiB base → fine-tune" "unthrottled (nginx, loopback)" "$method" "$bytes" "$wall" "$cpu_s" "$rss"
+  stop_all; rm -rf "$SCRATCH/big"
 fi
 
 if (( PUBLISH_GIB > 0 )); then
@@ -151,14 +280,6 @@ if (( PUBLISH_GIB > 0 )); then
   python3 Benchmarks/transfer/finetune.py "$SCRATCH/pub" $((PUBLISH_GIB << 28)) f32 1e-3
   file="$SCRATCH/pub/tuned-1e-3-f32.bin"
   rm -f "$SCRATCH/pub/base-f32.bin"
-  start() {   # start BIN PORT NAME: a modeld of its own, as shipped (packs derived after the answer)
-    mkdir -p "$SCRATCH/$3/models" "$SCRATCH/$3/data"
-    MODELD_ADMIN_TOKEN=bench MODELD_ACCESS_LOG=off "$1/modeld" --listen "127.0.0.1:$2" --models-dir "$SCRATCH/$3/models" \
-      --data-dir "$SCRATCH/$3/data" --public-base-url "http://127.0.0.1:$2" --instance-id "$3" >"$SCRATCH/$3.log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$2/healthz" >/dev/null && return; sleep 0.1; done
-    echo "modeld $3 did not start: $(cat "$SCRATCH/$3.log")" >&2; exit 1
-  }
   start "$bin" "$PORT" this
   start "$base_bin" $((PORT + 1)) base
   cat "$file" >/dev/null   # page cache warm for both sides

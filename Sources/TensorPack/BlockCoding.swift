@@ -131,14 +131,16 @@ final class BlockDecoder {
     private let inflater = PlaneInflater()
     private var planes = ScratchBuffer(), scratch = ScratchBuffer()
 
-    /// Decodes block `index` (for the error) of `output.count` bytes from `coded`.
-    func decode(_ coded: UnsafeRawBufferPointer, width: Int, index: Int, into output: UnsafeMutableRawBufferPointer) throws(PackError) {
+    /// Decodes block `index` (for the error) of `output.count` bytes from `coded`; with `xor`,
+    /// XORs them into `output` (a patch, the base's bytes there already) instead.
+    func decode(_ coded: UnsafeRawBufferPointer, width: Int, index: Int, into output: UnsafeMutableRawBufferPointer,
+                xor: Bool = false) throws(PackError) {
         let length = output.count
         guard let first = coded.first else { throw .badBlock(index: index, "is empty") }
         guard let method = BlockMethod(rawValue: first) else { throw .badBlock(index: index, "unknown coding method \(first)") }
         if method == .stored {
             guard coded.count == 1 + length else { throw .badBlock(index: index, "stored block of \(coded.count - 1) bytes, expected \(length)") }
-            output.copyMemory(from: UnsafeRawBufferPointer(rebasing: coded[1...]))
+            Self.put(UnsafeRawBufferPointer(rebasing: coded[1...]), into: output, xor: xor)
             return
         }
         let (count, planeLength, tailStart) = method.shape(length: length, width: width)
@@ -155,24 +157,31 @@ final class BlockDecoder {
         guard at + lengths.reduce(0, +) + (length - tailStart) == coded.count else {
             throw .badBlock(index: index, "plane lengths and tail do not add up to the coded length \(coded.count)")
         }
+        // Byte planes are joined from where they are: a stored plane from the coded bytes (no
+        // copy), an inflated one from `planes`. Bit planes are transposed from `planes` whole.
+        var sources: [UnsafeRawPointer] = []
+        sources.reserveCapacity(count)
         for (j, n) in lengths.enumerated() {
             let source = UnsafeRawBufferPointer(rebasing: coded[at..<at + n])
             let plane = UnsafeMutableRawBufferPointer(rebasing: planes[j * planeLength..<(j + 1) * planeLength])
-            if n == planeLength {
-                plane.copyMemory(from: source)
-            } else if let why = inflater.inflate(source, into: plane) {
-                throw .badBlock(index: index, "plane \(j) \(why)")
-            }
+            let stored = n == planeLength
+            if !stored, let why = inflater.inflate(source, into: plane) { throw .badBlock(index: index, "plane \(j) \(why)") }
+            if stored, method == .bitPlanes { plane.copyMemory(from: source) }
+            if method == .bytePlanes, let start = (stored ? source : UnsafeRawBufferPointer(plane)).baseAddress { sources.append(start) }
             at += n
         }
-        let decoded = UnsafeRawBufferPointer(rebasing: planes[0..<tailStart])
         let words = UnsafeMutableRawBufferPointer(rebasing: output[0..<tailStart])
         if method == .bitPlanes {
-            Planes.joinBits(decoded, width: width, scratch: scratch.prefix(tailStart), into: words)
-        } else {
-            Planes.joinBytes(decoded, width: width, into: words)
+            Planes.joinBits(UnsafeRawBufferPointer(rebasing: planes[0..<tailStart]), width: width, scratch: scratch.prefix(tailStart), into: words, xor: xor)
+        } else if tailStart > 0 {
+            Planes.joinBytes(sources, into: words, xor: xor)
         }
-        UnsafeMutableRawBufferPointer(rebasing: output[tailStart...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: coded[at...]))
+        Self.put(UnsafeRawBufferPointer(rebasing: coded[at...]), into: UnsafeMutableRawBufferPointer(rebasing: output[tailStart...]), xor: xor)
+    }
+
+    /// Verbatim bytes (a stored block, a tail) into `output`, or XORed into it.
+    private static func put(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, xor: Bool) {
+        if xor { ByteXOR.apply(bytes, to: output) } else { output.copyMemory(from: bytes) }
     }
 }
 

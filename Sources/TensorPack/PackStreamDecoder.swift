@@ -31,7 +31,6 @@ public struct PackStreamDecoder {
     private var pending: [UInt8] = []
     private var start = 0
     private let decoder = BlockDecoder()
-    private var baseBlock: [UInt8] = []
     /// The last block handed out, decoded over when the caller let go of it.
     private var output: [UInt8] = []
     private var wholeFile: SHA256?
@@ -81,17 +80,20 @@ public struct PackStreamDecoder {
         // writes each block and asks for the next: no allocation, no page faults. (A caller
         // still holding it gets its own copy from the array's copy-on-write.)
         if output.count != decodedLength { output = [UInt8](repeating: 0, count: decodedLength) }
+        // A patch's block is decoded XORed into the base's bytes, read into the output first.
+        let patch = header.kind == .patch
+        if patch { try readBase(at: Int64(blockIndex) * Int64(PackHeader.blockSize)) }
         let (decoder, start, index) = (self.decoder, self.start, blockIndex)
         let failure: PackError? = pending.withUnsafeBytes { coded in
             output.withUnsafeMutableBytes { out in
                 do throws(PackError) {
-                    try decoder.decode(UnsafeRawBufferPointer(rebasing: coded[start..<start + length]), width: header.width, index: index, into: out)
+                    try decoder.decode(UnsafeRawBufferPointer(rebasing: coded[start..<start + length]), width: header.width, index: index,
+                                       into: out, xor: patch)
                     return nil
                 } catch { return error }
             }
         }
         if let failure { throw failure }
-        if header.kind == .patch { try applyBase(at: Int64(blockIndex) * Int64(PackHeader.blockSize)) }
         var hasher = SHA256()
         output.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         guard hasher.finalize().elementsEqual(header.digest(of: blockIndex)) else { throw .blockDigestMismatch(index: blockIndex) }
@@ -118,16 +120,19 @@ public struct PackStreamDecoder {
         }
     }
 
-    /// XORs the base's bytes at `offset` into the decoded block (the part the base covers).
-    private mutating func applyBase(at offset: Int64) throws(PackError) {
-        guard let base, offset < base.size else { return }
-        let overlap = Int(min(Int64(output.count), base.size - offset))
-        if baseBlock.count < overlap { baseBlock = [UInt8](repeating: 0, count: overlap) }
-        let failure: PackError? = baseBlock.withUnsafeMutableBytes { buffer in
-            do throws(PackError) { try base.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<overlap])); return nil } catch { return error }
+    /// Puts the base's bytes at `offset` into the output block, zeros past the base's end (a
+    /// patch's XOR leaves the new file's bytes there as they are).
+    private mutating func readBase(at offset: Int64) throws(PackError) {
+        guard let base else { return }
+        let overlap = Int(max(0, min(Int64(output.count), base.size - offset)))
+        let failure: PackError? = output.withUnsafeMutableBytes { out in
+            do throws(PackError) {
+                if overlap > 0 { try base.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: out[0..<overlap])) }
+                UnsafeMutableRawBufferPointer(rebasing: out[overlap...]).initializeMemory(as: UInt8.self, repeating: 0)
+                return nil
+            } catch { return error }
         }
         if let failure { throw failure }
-        baseBlock.withUnsafeBytes { source in output.withUnsafeMutableBytes { ByteXOR.apply(UnsafeRawBufferPointer(rebasing: source[0..<overlap]), to: $0) } }
     }
 
     private mutating func checkWholeFile() throws(PackError) {

@@ -32,32 +32,52 @@ enum Planes {
         }
     }
 
-    static func joinBytes(_ planes: UnsafeRawBufferPointer, width: Int, into words: UnsafeMutableRawBufferPointer) {
+    static func joinBytes(_ planes: UnsafeRawBufferPointer, width: Int, into words: UnsafeMutableRawBufferPointer, xor: Bool = false) {
         let n = planes.count / width
         precondition(planes.count == n * width && words.count == planes.count, "planes need whole words")
-        guard n > 0, let from = planes.baseAddress, let to = words.baseAddress else { return }
-        if width == 1 { return to.copyMemory(from: from, byteCount: n) }
+        guard n > 0, let from = planes.baseAddress else { return }
+        joinBytes((0..<width).map { from + $0 * n }, into: words, xor: xor)
+    }
+
+    /// The same from planes anywhere, `words.count / planes.count` bytes each: a decoder joins a
+    /// stored plane straight from the coded bytes, with no copy. With `xor`, the words are XORed
+    /// into `words` (a patch: the base's block is there already) instead of stored.
+    static func joinBytes(_ planes: [UnsafeRawPointer], into words: UnsafeMutableRawBufferPointer, xor: Bool = false) {
+        let width = planes.count, n = words.count / width
+        precondition(words.count == n * width, "planes need whole words")
+        guard n > 0, let to = words.baseAddress else { return }
+        if width == 1 {
+            if xor { return ByteXOR.apply(UnsafeRawBufferPointer(start: planes[0], count: n), to: words) }
+            return to.copyMemory(from: planes[0], byteCount: n)
+        }
         // Float32 and float16 words: 16 words a step in vector registers (decoding speed), the
         // last few byte by byte.
         var k = 0
         #if _endian(little)
         if width == 4 {
+            let (p0, p1, p2, p3) = (planes[0], planes[1], planes[2], planes[3])
             while k + 16 <= n {
-                let v = widen(from, k, as: UInt32.self) | widen(from, n + k, as: UInt32.self) &<< 8
-                    | widen(from, 2 * n + k, as: UInt32.self) &<< 16 | widen(from, 3 * n + k, as: UInt32.self) &<< 24
+                var v = widen(p0, k, as: UInt32.self) | widen(p1, k, as: UInt32.self) &<< 8
+                    | widen(p2, k, as: UInt32.self) &<< 16 | widen(p3, k, as: UInt32.self) &<< 24
+                if xor { v ^= to.loadUnaligned(fromByteOffset: 4 * k, as: SIMD16<UInt32>.self) }
                 to.storeBytes(of: v, toByteOffset: 4 * k, as: SIMD16<UInt32>.self)
                 k += 16
             }
         } else if width == 2 {
+            let (p0, p1) = (planes[0], planes[1])
             while k + 16 <= n {
-                let v = widen(from, k, as: UInt16.self) | widen(from, n + k, as: UInt16.self) &<< 8
+                var v = widen(p0, k, as: UInt16.self) | widen(p1, k, as: UInt16.self) &<< 8
+                if xor { v ^= to.loadUnaligned(fromByteOffset: 2 * k, as: SIMD16<UInt16>.self) }
                 to.storeBytes(of: v, toByteOffset: 2 * k, as: SIMD16<UInt16>.self)
                 k += 16
             }
         }
         #endif
-        for i in 0..<width {
-            for j in k..<n { to.storeBytes(of: from.load(fromByteOffset: i * n + j, as: UInt8.self), toByteOffset: j * width + i, as: UInt8.self) }
+        for (i, plane) in planes.enumerated() {
+            for j in k..<n {
+                let byte = plane.load(fromByteOffset: j, as: UInt8.self)
+                to.storeBytes(of: xor ? byte ^ to.load(fromByteOffset: j * width + i, as: UInt8.self) : byte, toByteOffset: j * width + i, as: UInt8.self)
+            }
         }
     }
 
@@ -87,7 +107,7 @@ enum Planes {
     }
 
     static func joinBits(_ planes: UnsafeRawBufferPointer, width: Int, scratch: UnsafeMutableRawBufferPointer,
-                         into words: UnsafeMutableRawBufferPointer) {
+                         into words: UnsafeMutableRawBufferPointer, xor: Bool = false) {
         let n = planes.count / width
         precondition(n % 8 == 0 && scratch.count == planes.count && words.count == planes.count, "bit planes need words in eights")
         let groups = n / 8
@@ -101,7 +121,7 @@ enum Planes {
                 bytePlane.storeBytes(of: transpose8x8(m).littleEndian, toByteOffset: 8 * g, as: UInt64.self)
             }
         }
-        joinBytes(UnsafeRawBufferPointer(scratch), width: width, into: words)
+        joinBytes(UnsafeRawBufferPointer(scratch), width: width, into: words, xor: xor)
     }
 
     /// Transposes the 8×8 bit matrix whose row r is byte r (little-endian) and column c bit c:
