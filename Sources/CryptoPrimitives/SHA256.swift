@@ -43,11 +43,7 @@ public struct SHA256Digest: Sequence, Hashable, Sendable {
 
     fileprivate init(bytes: [UInt8]) { self.bytes = bytes }
 
-    public static var byteCount: Int { Int(SHA256_DIGEST_LENGTH) }
     public func makeIterator() -> IndexingIterator<[UInt8]> { bytes.makeIterator() }
     public var underestimatedCount: Int { bytes.count }
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBytes(body)
-    }
 }
 #endif

@@ -65,8 +65,8 @@ final class DeflateStream {
 /// One zlib inflate stream reused for every plane. Inflation is exact: a plane's coding must
 /// end where its length says and give exactly the plane's bytes, never more. zlib's Adler-32 of
 /// the plane is not computed (`inflateValidate`, as libpng does): the block's SHA-256 checks the
-/// same bytes, so it was a pass over every inflated byte for nothing (~8 % of decoding a patch).
-/// Its four bytes must still be there; a damaged one is caught by the coded file's own SHA-256.
+/// same bytes, so it was a pass over every inflated byte for nothing (3–6 % of decoding). Its
+/// four bytes must still be there; a flip inside them changes no decoded byte and is accepted.
 final class PlaneInflater {
     private let stream: UnsafeMutablePointer<z_stream>
 
