@@ -50,8 +50,9 @@ let package = Package(
 
         // Selection (SPEC §3, §3.1, §11.2 arms) and the rules document (§9.2): the one
         // implementation modeld's /latest and ModeldClient's local evaluation both run. Pure,
-        // no Glibc and no Synchronization: it builds for every platform the client does.
-        .target(name: "ReleaseSelection", dependencies: ["CryptoPrimitives"]),
+        // no Glibc and no Synchronization: it builds for every platform the client does. It also
+        // owns the §4.1 document (ReleaseDocument) both sides write and read (JSONSupport's writer).
+        .target(name: "ReleaseSelection", dependencies: ["CryptoPrimitives", "JSONSupport"]),
 
         // Pure signed-metadata vocabulary (SPEC §12): signature base, key and header formats,
         // pointer, verifier. No Glibc: the client library uses it on Apple platforms too.
@@ -68,9 +69,18 @@ let package = Package(
         // patch's base for the server and the client). No Glibc-only call: the client links it.
         .target(name: "TensorPackFiles", dependencies: ["BinaryText", "ContentDigest", "DurableFiles", "TensorPack"]),
 
+        // The catalog as a value (SPEC §2, §3): releases, variants, their field rules and JSON,
+        // the changes a writer applies, the selection snapshot and live view. Pure — no files,
+        // no locks — like Guardrails beside GuardRuntime.
+        .target(name: "CatalogValue", dependencies: [
+            "BinaryText", "ChunkList", "CivilTime", "ContentDigest", "Guardrails", "HTTPWire", "JSONSupport", "ModeldSigning",
+            "ReleaseSelection", "CryptoPrimitives",
+        ]),
+        // The catalog on disk: the store (publish lock, atomic writes, uploads), the watcher, rules
+        // files, signed details, derivation runs; re-exports CatalogValue.
         .target(name: "ModelCatalog", dependencies: [
-            "BinaryText", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "HTTPWire", "JSONSupport", "ModeldSigning",
-            "ReleaseSelection", "TensorPackFiles", "CryptoPrimitives",
+            "BinaryText", "CatalogValue", "ChunkList", "CLinuxShims", "CivilTime", "ContentDigest", "DurableFiles", "Guardrails", "HTTPWire", "JSONSupport", "ModeldSigning",
+            "ReleaseSelection", "TensorPackFiles", "CryptoPrimitives", "ZipArchive",
         ]),
         .target(name: "EventStore", dependencies: [
             "CLinuxShims", "CivilTime", "DurableFiles", "JSONSupport",
@@ -134,7 +144,7 @@ let package = Package(
         // Composition root: routes, metrics, access log, the guard evaluator's loop, lifecycle.
         .target(name: "ModeldCore", dependencies: [
             "AccessTokens", "BinaryText", "DurableFiles", "GuardRuntime", "ModeldConfig", "HTTPWire", "HTTPServer", "ModelCatalog", "ModeldSigning", "EventStore", "Guardrails", "CivilTime", "CLinuxShims", "JSONSupport",
-            "Console", "EgressCost",
+            "Console", "EgressCost", "EventShipping", "ObjectStorage", "ObjectStorageCurl",
             .product(name: "Logging", package: "swift-log"),
             "CryptoPrimitives",
         ]),
@@ -144,10 +154,12 @@ let package = Package(
         .executableTarget(name: "modelctl", dependencies: [
             "AccessTokens", "ModelCatalog", "ModeldSigning", "EventStore", "EgressCost", "Guardrails", "GuardRuntime", "GuardSimulation", "JSONSupport", "ModeldConfig", "CivilTime", "CCurl", "CurlTransport",
             "BucketMirror", "ContentDigest", "EventShipping", "ModelMirror", "ObjectStorage", "ObjectStorageCurl", "ChunkList",
-            "TensorPack", "TensorPackFiles",
+            "TensorPack", "TensorPackFiles", "CommandLineArguments",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             "CryptoPrimitives",
         ]),
+        // The command-line rewriting both CLIs share (SPEC §7: negative numbers as option values).
+        .target(name: "CommandLineArguments"),
 
         // MDPACK1 decoding speed in memory beside one SHA-256 pass and zlib (Benchmarks/transfer/run.sh).
         .executableTarget(name: "pack-decode-bench", dependencies: ["TensorPack", "CZlib", "CryptoPrimitives"],
@@ -168,7 +180,7 @@ let package = Package(
             "CryptoPrimitives",
         ], resources: [.copy("PrivacyInfo.xcprivacy")]),  // Apple's privacy manifest (SPEC §13.1)
         .executableTarget(name: "modeld-client", dependencies: [
-            "ModeldClient", "ReleaseSelection",
+            "CommandLineArguments", "ModeldClient", "ReleaseSelection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -179,6 +191,8 @@ let package = Package(
         .target(name: "SelectionVectors", dependencies: ["ReleaseSelection"], path: "Tests/Support/SelectionVectors"),
         // The one way tests start child processes (bounded waits, one environment hygiene).
         .target(name: "ChildProcesses", path: "Tests/Support/ChildProcesses"),
+        // The shipped nginx front as a child process (IntegrationTests, the RGW suite's ingest tier).
+        .target(name: "NginxProxySupport", dependencies: ["ChildProcesses"], path: "Tests/Support/NginxProxySupport"),
         // The seeded generators (Randomness) for reproducible tests and simulations.
         .target(name: "TestRandomness", dependencies: ["Randomness"], path: "Tests/Support/TestRandomness"),
         // Rewrites a mirror journal through MirrorJournal until SIGKILLed (MirrorJournalCrashTests).
@@ -194,7 +208,7 @@ let package = Package(
         .testTarget(name: "DurableFilesTests", dependencies: ["DurableFiles"]),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire", "CivilTime"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPWire", "HTTPTestSupport", "CLinuxShims"]),
-        .testTarget(name: "ModelCatalogTests", dependencies: ["ModelCatalog", "JSONSupport", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ModelCatalogTests", dependencies: ["CatalogValue", "ModelCatalog", "JSONSupport", "Guardrails", "ModeldSigning", "ChunkList", "ReleaseSelection", "SelectionVectors", "TestRandomness"]),
         .testTarget(name: "ModeldSigningTests", dependencies: ["ModeldSigning"]),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "DurableFiles", "JSONSupport"]),
         .testTarget(name: "EgressCostTests", dependencies: ["EgressCost", "JSONSupport"]),
@@ -205,7 +219,7 @@ let package = Package(
         .testTarget(name: "BucketMirrorTests", dependencies: ["BucketMirror", "DirectoryBucket", "ModelCatalog", "ModelMirror"]),
         .testTarget(name: "EventShippingTests", dependencies: ["ContentDigest", "EventShipping", "DirectoryBucket", "EventStore", "ObjectStorage"]),
         // The S3 client against a real Ceph RGW started by scripts/rgw.sh, and a fault server.
-        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
+        .testTarget(name: "ObjectStorageRGWTests", dependencies: ["ChildProcesses", "HTTPTestSupport", "NginxProxySupport", "ContentDigest", "ObjectStorageCurl", "ObjectStorage", "ModelCatalog", "TestRandomness"]),
         // Fixtures/ holds the gbstats/mpmath reference vectors (scripts/guard-vectors.py), read by path.
         .testTarget(name: "GuardrailsTests", dependencies: ["Guardrails", "TestRandomness"], exclude: ["Fixtures"]),
         .testTarget(name: "GuardSimulationTests", dependencies: ["GuardSimulation", "GuardRuntime", "Guardrails", "JSONSupport"]),
@@ -213,12 +227,14 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["AccessTokens", "Console", "Guardrails", "ModelCatalog"]),
         .testTarget(name: "AccessTokensTests", dependencies: ["AccessTokens", "ContentDigest", "DurableFiles"]),
         // Boots the real modeld/modelctl binaries and talks to them with real clients.
-        .testTarget(name: "ModeldClientTests", dependencies: ["ContentDigest", "ModeldClient", "BinaryText", "CivilTime", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "ModeldClientTests", dependencies: ["ChunkList", "ContentDigest", "ModeldClient", "BinaryText", "CivilTime", "ReleaseSelection", "SelectionVectors"]),
+        .testTarget(name: "CommandLineArgumentsTests", dependencies: ["CommandLineArguments"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ChildProcesses", "ZipArchive"]),
         // Guardrails for h₁ only: the guard tests recompute every other figure themselves.
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ChildProcesses", "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "DurableFiles", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
+            "ChildProcesses", "NginxProxySupport", "CivilTime", "HTTPWire", "HTTPTestSupport", "CLinuxShims", "DurableFiles", "ModeldSigning", "ModeldClient", "TestRandomness", "Guardrails", "BucketMirror",
             "ReleaseSelection",  // RulesCrossCheckTests decodes snapshots itself (the client no longer re-exports it)
+            "SelectionVectors",  // the selection vectors (CheckServerTests) and the release field table (ReleaseFieldCLITests)
             // Router.table, which RouteTableConductTests walks against the real binary.
             "HTTPServer", "ModeldCore",
         ]),

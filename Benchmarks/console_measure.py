@@ -12,8 +12,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "Browser"))
+from console_paint import weigh  # noqa: E402
 from modeld_server import Modeld  # noqa: E402
-from playwright.sync_api import Error, sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 MODELD, MODELCTL = sys.argv[1], sys.argv[2]
@@ -31,38 +32,6 @@ def seed(server):
         ids.append(server.publish(b"%d" % i, extra="&channel=%s&label=r%d" % (("stable", "beta", "canary")[i % 3], i))["id"])
     guarded = server.publish(b"guarded", extra="&channel=guarded&guard=" + urllib.parse.quote(GUARD))["id"]
     return ids[0], guarded
-
-
-def weigh(browser, server, url):
-    context = browser.new_context()
-    page = context.new_page()
-    page.goto(server.base + "/console/")
-    page.get_by_label("Token").fill(server.token)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_selector("h1")
-    sizes = []
-
-    def finished(request):
-        # A live refresh of the page being left finishes during the navigation; its body is gone.
-        try:
-            sizes.append(len(request.response().body() or b""))
-        except Error:
-            pass
-    page.on("requestfinished", finished)
-    start = time.monotonic()
-    page.goto(server.base + url, wait_until="load")
-    wall = (time.monotonic() - start) * 1000
-    # A small page can paint after its load event: wait for the entry (bounded), not just read it.
-    paint = page.evaluate("""() => new Promise(resolve => {
-        new PerformanceObserver(list => {
-            const e = list.getEntriesByName('first-contentful-paint')[0];
-            if (e) resolve(e.startTime);
-        }).observe({type: 'paint', buffered: true});
-        setTimeout(() => resolve(null), 5000);
-    })""")
-    page.wait_for_timeout(300)
-    context.close()
-    return len(sizes), sum(sizes), paint, wall
 
 
 def cpu_seconds(pid):
@@ -91,7 +60,7 @@ def main():
                               ("cost", "/console/cost?downloads=5000000&size=1MB")):
                 best = None
                 for _ in range(3):
-                    n, size, paint, wall = weigh(browser, server, url)
+                    n, size, paint, _, wall = weigh(browser, server, url)
                     best = (n, size, paint, wall) if best is None or (paint or 1e9) < (best[2] or 1e9) else best
                 print("%-24s %9d %8d %14.0f ms %12.0f" % (name, best[0], best[1], best[2] or -1, best[3]))
 

@@ -12,11 +12,14 @@
 #   BENCH_SHARED=/path/to/bench       the shared harness, when it cannot be found by walking up
 #   LATENCY=only|1|0                  the latency pass (issue #10): nginx-w1 and modeld --workers 1
 #                                     alternately, /latest at c50 and c256, req/s and p50/p99/p99.9;
-#                                     only = skip the run-peers.sh passes (default 1: both)
+#                                     only = skip the run-peers.sh passes (default 1: both) and
+#                                     serve one 4 KiB release (no 1 GiB import)
 #   AB_REV=<git rev>                  A/B: the latency pass also runs modeld built from that revision
 #                                     (a detached worktree under AB_ROOT, Benchmarks/ab-base.sh: minutes),
 #                                     "modeld-base", alternating with this checkout's modeld;
-#                                     AB_ONLY=1 leaves the nginx peers out of that pass
+#                                     AB_ONLY=1 leaves the nginx peers out of that pass. Issue #35:
+#                                     AB_REV=50cb358 LATENCY=only RUNS=3 Benchmarks/run.sh
+#                                     (modeld, v4 and nginx interleaved, c50 and c256, release builds)
 #   MODELD_ACCESS_LOG=off             passed to modeld (the nginx peer runs with access_log off);
 #                                     with modeld's log on, the latency pass adds nginx-w1-log
 #                                     (nginx with its default access log) and compares with it
@@ -52,7 +55,8 @@ SHARED=$(find_shared)
 [[ -n $SHARED && -f $SHARED/run-peers.sh && -f $SHARED/lib.sh && -f $SHARED/env.sh && -f $SHARED/make-data.sh ]] ||
   die "shared bench harness not found (looked for ../shared/bench above $REPO); set BENCH_SHARED=/path/to/bench"
 SHARED=$(cd "$SHARED" && pwd)
-for tool in nginx wrk hyperfine curl python3 swift; do
+# hyperfine only times the run-peers.sh passes' 1 GiB downloads
+for tool in nginx wrk curl python3 swift $([[ ${LATENCY:-1} == only ]] || echo hyperfine); do
   command -v "$tool" >/dev/null || die "$tool is not installed (apt-get install -y nginx wrk hyperfine curl)"
 done
 
@@ -101,12 +105,29 @@ fi
 echo "== make-data.sh" >&2
 "$SHARED/make-data.sh" >&2
 
-# --- modeld's models directory: the two files published under the env.sh ids. The 64 MiB one
-# goes to channel "bench" so that /latest?sdk=2.3 (stable) answers with the 1 GiB release.
-MODELS=$BENCH_ROOT/modeld/models
+# --- modeld's models directory. The run-peers.sh passes serve the two bench files under the
+# env.sh ids; the 64 MiB one goes to channel "bench" so that /latest?sdk=2.3 (stable) answers
+# with the 1 GiB release. The latency pass alone (LATENCY=only) needs one release: a 4 KiB
+# file in a directory of its own (no 1 GiB import; the same catalog for every modeld build).
+# RELEASES: one "id size channel" line per release, published in this order.
+LATENCY=${LATENCY:-1}
+MODEL_4K_ID=${MODEL_4K_ID:-4c0d7a52-1e3b-4f6a-8b2d-9e5f1a7c3b40}
+if [[ $LATENCY == only ]]; then
+  MODELS=$BENCH_ROOT/modeld/models-4k
+  RELEASES="$MODEL_4K_ID 4096 stable"
+  f=$DATA_DIR/models/$MODEL_4K_ID.bin
+  [[ -f $f && $(stat -c %s "$f") == 4096 ]] || head -c 4096 /dev/urandom >"$f"
+else
+  MODELS=$BENCH_ROOT/modeld/models
+  RELEASES="$MODEL_64M_ID $SIZE_64M bench
+$MODEL_1G_ID $SIZE_1G stable"
+fi
+LATEST_ID=$(awk '$3 == "stable" {id = $1} END {print id}' <<<"$RELEASES")  # what /latest?sdk=2.3 names
 has_release() { [[ -f $MODELS/catalog.json && -f $MODELS/$1.bin ]] && grep -q "\"$1\"" "$MODELS/catalog.json" &&
   [[ $(stat -c %s "$MODELS/$1.bin") == "$2" ]]; }
-if has_release "$MODEL_1G_ID" "$SIZE_1G" && has_release "$MODEL_64M_ID" "$SIZE_64M"; then
+has_all=1
+while read -r id size _; do has_release "$id" "$size" || has_all=0; done <<<"$RELEASES"
+if [[ $has_all == 1 ]]; then
   echo "== models already imported in $MODELS" >&2
 else
   echo "== importing the bench files into $MODELS through a temporary modeld + modelctl publish --id" >&2
@@ -124,23 +145,19 @@ else
     kill -0 "$IMPORT_PID" 2>/dev/null || die "import modeld exited; see $BENCH_ROOT/modeld/import.log"
     sleep 0.1
   done
-  publish() { # file id extra...
-    local file=$1 id=$2; shift 2
-    # The release ext comes from the file name (<id>.bin).
-    "$BIN/modelctl" publish "$file" --id "$id" --sdk-min 1.0 --label bench "$@" \
-      --server "http://127.0.0.1:$IMPORT_PORT" --token "$TOKEN" >&2 || die "modelctl publish $id failed"
-  }
-  publish "$DATA_DIR/$MODEL_64M" "$MODEL_64M_ID" --channel bench
-  publish "$DATA_DIR/$MODEL_1G" "$MODEL_1G_ID"
+  # The release ext comes from the file name (<id>.bin).
+  while read -r id _ channel; do
+    "$BIN/modelctl" publish "$DATA_DIR/models/$id.bin" --id "$id" --sdk-min 1.0 --label bench --channel "$channel" \
+      --server "http://127.0.0.1:$IMPORT_PORT" --token "$TOKEN" </dev/null >&2 || die "modelctl publish $id failed"
+  done <<<"$RELEASES"
   got=$(curl -s --max-time 5 "http://127.0.0.1:$IMPORT_PORT/latest?sdk=2.3")
-  [[ $got == *"$MODEL_1G_ID"* ]] || die "/latest?sdk=2.3 does not name the 1 GiB release: $got"
+  [[ $got == *"$LATEST_ID"* ]] || die "/latest?sdk=2.3 does not name release $LATEST_ID: $got"
   kill -TERM "$IMPORT_PID"; wait "$IMPORT_PID" 2>/dev/null || true; trap - EXIT
 fi
 
 # --- the passes: modeld with --workers W next to nginx (and Hummingbird), one label each
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 LABELS=()
-LATENCY=${LATENCY:-1}
 [[ $LATENCY == only ]] && WORKERS=""
 for w in $WORKERS; do
   label="modeld-w$w-$STAMP"
@@ -161,7 +178,7 @@ if [[ $LATENCY != 0 ]]; then
   trap 'stop_peer || true' EXIT
   LAT=$RESULTS_DIR/latency-$STAMP.tsv; : >"$LAT"
   MODELD_CMD="$BIN/modeld --listen 127.0.0.1:{PORT} --models-dir $MODELS --data-dir $BENCH_ROOT/modeld/data-w1 --workers 1 --public-base-url http://127.0.0.1:{PORT}"
-  mkdir -p "$BENCH_ROOT/modeld/data-w1"
+  mkdir -p "$BENCH_ROOT/modeld/data-w1" "$BENCH_ROOT/modeld/data-base-w1"
   # With modeld's access log on (its default), nginx also runs with its default access log
   # (combined format, one write per request) as a like-for-like peer, "nginx-w1-log": a copy of
   # the shared config with only access_log and the port changed, started as the custom peer.
@@ -185,15 +202,22 @@ if [[ $LATENCY != 0 ]]; then
         nginx-log) export CUSTOM_NAME=nginx-w1-log CUSTOM_CMD="nginx -p $PREFIX/ -c $PREFIX/nginx-log.conf -e results/nginx-error.log -g 'worker_processes 1;'"
                    rm -f "$RESULTS_DIR/nginx-access.log" ;;
         modeld) export CUSTOM_NAME=modeld-w1 CUSTOM_CMD=$MODELD_CMD ;;
-        modeld-base) export CUSTOM_NAME=modeld-base-w1 CUSTOM_CMD=${MODELD_CMD/#$BIN\/modeld/$BASE_BIN} ;;
+        # its own data directory: an older build need not read what this one writes there
+        modeld-base) b=${MODELD_CMD/#$BIN\/modeld/$BASE_BIN}
+                     export CUSTOM_NAME=modeld-base-w1 CUSTOM_CMD=${b//data-w1/data-base-w1} ;;
       esac
       start_peer "$s" "$RESULTS_DIR/latency-$STAMP-$peer.log" || die "$peer did not start"
       url="http://127.0.0.1:$(peer_port "$s")/latest?sdk=2.3"
       for c in 50 256; do
         $(client_prefix) wrk -t1 -c"$c" -d"${WARM}s" "$url" >/dev/null 2>&1 || true
+        t0=$(peer_cpu_ticks)
         line=$($(client_prefix) wrk -t1 -c"$c" -d"${DUR}s" -s "$REPO/Benchmarks/wrk-latency.lua" "$url" | grep '^LAT ') ||
           die "wrk failed against $s"
-        echo "  run $run $(peer_label "$s") c$c: ${line#LAT }" >&2
+        # The server's CPU time per request (all its threads): on a shared machine req/s follows
+        # whatever else runs, CPU per request much less so.
+        line+=" cpu_ns=$(awk -v t=$(($(peer_cpu_ticks) - t0)) -v k="$(getconf CLK_TCK)" -v r="${line#*rps=}" -v d="$DUR" \
+          'BEGIN {r += 0; printf "%.0f", (r > 0 ? t / k * 1e9 / (r * d) : 0)}')"
+        echo "  run $run $(peer_label "$s") c$c: ${line#LAT } load=$(cut -d' ' -f1 /proc/loadavg)" >&2
         printf '%s\t%s\t%s\t%s\n' "$run" "$(peer_label "$s")" "$c" "${line#LAT }" >>"$LAT"
       done
       stop_peer || true   # lib.sh is written for set +e (its ps finds no child of modeld)
@@ -215,18 +239,29 @@ med = lambda s, c, k: statistics.median(rows[(s, c)][k])
 servers = [s for s in ("nginx-w1", "nginx-w1-log", "modeld-w1", "modeld-base-w1") if (s, 50) in rows]
 ref = "nginx-w1-log" if "nginx-w1-log" in servers else ("nginx-w1" if "nginx-w1" in servers else servers[0])
 print(f"\n## Latency pass (medians over runs, [min-max]; ratio = server / {ref})\n")
-print("| conns | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s ratio | p99 ratio | p99.9 ratio |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+print("| conns | server | req/s | p50 ms | p99 ms | p99.9 ms | CPU µs/req | req/s ratio | p99 ratio | p99.9 ratio | CPU/req ratio |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 cell = lambda s, c, k, scale, fmt: fmt.format(med(s, c, k) / scale) + (
     f" [{fmt.format(min(rows[(s, c)][k]) / scale)}-{fmt.format(max(rows[(s, c)][k]) / scale)}]" if len(rows[(s, c)][k]) > 1 else "")
 for c in (50, 256):
     for s in servers:
-        r = [cell(s, c, "rps", 1, "{:,.0f}")] + [cell(s, c, k, 1e3, "{:.2f}") for k in ("p50_us", "p99_us", "p999_us")]
-        ratios = [med(s, c, k) / med(ref, c, k) for k in ("rps", "p99_us", "p999_us")]
+        r = [cell(s, c, "rps", 1, "{:,.0f}")] + [cell(s, c, k, 1e3, "{:.2f}") for k in ("p50_us", "p99_us", "p999_us")] + [
+            cell(s, c, "cpu_ns", 1e3, "{:.2f}")]
+        ratios = [med(s, c, k) / med(ref, c, k) for k in ("rps", "p99_us", "p999_us", "cpu_ns")]
         print(f"| {c} | {s} | " + " | ".join(r) + " | " + " | ".join(f"{x:.2f}" for x in ratios) + " |")
+# Every round runs every server, so the i-th values of two servers are one round's pair: the
+# median of the per-round ratios cancels drift between rounds better than a ratio of medians.
+paired = lambda a, b, c, k: statistics.median(x / y for x, y in zip(rows[(a, c)][k], rows[(b, c)][k]))
 if "modeld-base-w1" in servers:
-    print("\nA/B (this checkout / AB_REV, medians): " + ", ".join(
-        f"c{c} req/s {med('modeld-w1', c, 'rps') / med('modeld-base-w1', c, 'rps'):.3f}x" for c in (50, 256)))
+    print("\nA/B, this checkout ÷ AB_REV (ratio of medians; median of per-round ratios): " + "; ".join(
+        f"c{c} req/s {med('modeld-w1', c, 'rps') / med('modeld-base-w1', c, 'rps'):.3f}x; {paired('modeld-w1', 'modeld-base-w1', c, 'rps'):.3f}x, "
+        f"p99 {med('modeld-w1', c, 'p99_us') / med('modeld-base-w1', c, 'p99_us'):.2f}x, "
+        f"CPU/req {paired('modeld-w1', 'modeld-base-w1', c, 'cpu_ns'):.3f}x" for c in (50, 256)))
+for peer in ("nginx-w1", "nginx-w1-log"):
+    if peer in servers and "modeld-w1" in servers:
+        print(f"modeld ÷ {peer} (median of per-round ratios): " + "; ".join(
+            f"c{c} req/s {paired('modeld-w1', peer, c, 'rps'):.2f}x, p99 {paired('modeld-w1', peer, c, 'p99_us'):.2f}x, "
+            f"CPU/req {paired('modeld-w1', peer, c, 'cpu_ns'):.2f}x" for c in (50, 256)))
 print(f"\nraw: {sys.argv[1]}")
 PY
 fi

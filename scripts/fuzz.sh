@@ -50,7 +50,7 @@ use_crypto() {
 if [[ $target == event-batch ]]; then
     # The batch parser's files only: the rest of EventStore is disk I/O, not input parsing.
     use_crypto
-    module EventStore Sources/EventStore/{BatchParser,EventBatch,EventBatchError,DedupKey,Timestamp}.swift
+    module EventStore Sources/EventStore/{BatchParser,EventBatch,EventBatchError,DedupKey,EventTime}.swift
 fi
 if [[ $target == pack-reader || $target == patch-reader ]]; then
     # All of TensorPack: the reader, and the encoder for the round trip (its file I/O is TensorPackFiles).

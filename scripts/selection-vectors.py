@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes Tests/Fixtures/selection-cases.json: the shared selection vectors (SPEC §3, §3.1,
-§9.2, §11.2) that modeld's unit tests (ModelCatalogTests) and the client's (ModeldClientTests)
+§3.2, §9.2, §11.2) that modeld's unit tests (ModelCatalogTests) and the client's (ModeldClientTests)
 both read, the way every GrowthBook SDK passes one cases.json.
 
 This script is a third, independent implementation of selection (hashlib, plain Python): the
@@ -40,7 +40,8 @@ GUARD = {"metric": {"name": "upsell", "outcome": "purchased"}, "stages": [1, 5, 
          "status": "healthy", "started_at": "2026-11-01T12:00:00.000Z", "stage_started_at": "2026-11-02T12:00:00.000Z"}
 
 
-def release(n, seq, sdk_min, sdk_max=None, channel="stable", rollout=100, state="active", variants=(), guard=None):
+def release(n, seq, sdk_min, sdk_max=None, channel="stable", rollout=100, state="active", variants=(), guard=None,
+            base=None, info=None):
     r = {"id": uid(n), "seq": seq, "file": uid(n) + ".gguf", "ext": "gguf", "sha256": sha(n), "size": 1000 * n + 7,
          "sdk_min": sdk_min, "channel": channel, "rollout_percent": rollout, "state": state,
          "label": "r%d" % n, "published_at": T % seq, "content_type": "application/octet-stream"}
@@ -53,9 +54,13 @@ def release(n, seq, sdk_min, sdk_max=None, channel="stable", rollout=100, state=
                           "requires": req, "added_at": T % seq} for i, (name, req) in enumerate(variants)]
     if guard:
         r["guard"] = guard
+    if base:
+        r["base"] = base
+    r.update(info or {})
     # Key order of catalog.json (ModelCatalog's writer), so the fixture reads like a real catalog.
     order = ["id", "seq", "file", "ext", "sha256", "size", "sdk_min", "sdk_max", "channel", "rollout_percent", "state",
-             "label", "published_at", "retired_at", "content_type", "variants", "guard"]
+             "label", "published_at", "retired_at", "content_type", "base", "display_name", "license", "min_ram_mb",
+             "variants", "guard"]
     return {k: r[k] for k in order if k in r}
 
 
@@ -76,8 +81,20 @@ RELEASES = [
     release(8, 8, "1.0", "2.0", channel="beta", variants=[("small", {"platform": ["watchos"]})]),
     release(9, 9, "1.0", channel="old", state="retired"),
     release(10, 10, "2.0.5", "2.0.6", channel="beta", rollout=50),
+    # SPEC §3.2: an LLM base, a plain adapter and two adapters pinned to two bases (the release
+    # 11 file and one an app bundles), the newest partial; Apple adapters per system model.
+    release(11, 11, "1.0", channel="llm", info={"display_name": "Llama 3.2 1B Q4", "min_ram_mb": 2048,
+                                                "license": {"spdx": "LLAMA-3.2", "url": "https://example.com/llama-license.txt",
+                                                            "sha256": sha(999)}}),
+    release(12, 12, "1.0", channel="llm-lora", info={"display_name": "plain adapter"}),
+    release(13, 13, "1.0", channel="llm-lora", base={"channel": "llm", "sha256": sha(11)}),
+    release(14, 14, "1.0", channel="llm-lora", base={"channel": "llm", "sha256": sha(900)}),
+    release(15, 15, "1.0", channel="llm-lora", rollout=50, base={"channel": "llm", "sha256": sha(11)}),
+    release(16, 16, "1.0", channel="fm-adapter", base={"channel": "llm", "sha256": sha(11)},
+            variants=[("fm-26-1", {"system_model": "26.1"}), ("fm-26-2", {"system_model": "26.2"})]),
+    release(17, 17, "1.0", channel="fm-adapter", variants=[("fm-26-1", {"system_model": "26.1"}), ("fm-26-2", {"system_model": "26.2"})]),
 ]
-CATALOG = {"format": 1, "catalog_version": 42, "public_base_url": BASE, "next_seq": 11, "releases": RELEASES}
+CATALOG = {"format": 1, "catalog_version": 42, "public_base_url": BASE, "next_seq": 18, "releases": RELEASES}
 
 
 def matches(req, attrs):
@@ -89,13 +106,17 @@ def matches(req, attrs):
         return False
     if "device_prefix" in req and (attrs.get("device") is None or not any(attrs["device"].startswith(p) for p in req["device_prefix"])):
         return False
+    if "system_model" in req and attrs.get("system_model") != req["system_model"]:
+        return False
     return True
 
 
-def select(sdk, channel, client_id, attrs, releases=RELEASES):
+def select(sdk, channel, client_id, attrs, installed=None, releases=RELEASES):
     v = version(sdk)
+    installed = installed or {}
     eligible = [r for r in releases if r["state"] == "active" and r["channel"] == channel
-                and version(r["sdk_min"]) <= v and ("sdk_max" not in r or v < version(r["sdk_max"]))]
+                and version(r["sdk_min"]) <= v and ("sdk_max" not in r or v < version(r["sdk_max"]))
+                and ("base" not in r or installed.get(r["base"]["channel"]) == r["base"]["sha256"])]
     chosen = None
     for r in eligible:
         p = r["rollout_percent"]
@@ -128,10 +149,14 @@ def rules(channel):
              "sdk_min": r["sdk_min"]}
         if "sdk_max" in r:
             e["sdk_max"] = r["sdk_max"]
-        e.update(channel=r["channel"], label=r["label"], published_at=r["published_at"], seq=r["seq"],
-                 rollout_percent=r["rollout_percent"],
+        e.update(channel=r["channel"], label=r["label"], published_at=r["published_at"])
+        for k in ["base", "display_name", "license", "min_ram_mb"]:
+            if k in r:
+                e[k] = r[k]
+        # disk_bytes: the file plus its largest other form; these .gguf files have none.
+        e.update(disk_bytes=r["size"], seq=r["seq"], rollout_percent=r["rollout_percent"],
                  variants=[{"name": v["name"], "url": BASE + "/models/" + v["file"], "sha256": v["sha256"], "size": v["size"],
-                            "requires": v["requires"]} for v in r.get("variants", [])])
+                            "disk_bytes": v["size"], "requires": v["requires"]} for v in r.get("variants", [])])
         out.append(e)
     return {"v": 1, "channel": channel, "catalog": CATALOG["catalog_version"], "releases": out}
 
@@ -144,7 +169,7 @@ def client_with_bucket(release_id, target, tag):
     raise SystemExit("no client id for bucket %d" % target)
 
 
-NONE = {"platform": None, "os": None, "ram_mb": None, "device": None}
+NONE = {"platform": None, "os": None, "ram_mb": None, "device": None, "system_model": None}
 DEVICES = [
     ("no attributes", NONE),
     ("ios 8 GB", dict(NONE, platform="ios", ram_mb=8192)),
@@ -161,13 +186,18 @@ DEVICES = [
     ("mac one condition short", dict(NONE, platform="macos", os="14.0", ram_mb=15999, device="Mac15,3")),
     ("ram 16 GB only", dict(NONE, ram_mb=16000)),
     ("watch", dict(NONE, platform="watchos")),
+    ("system model 26.1", dict(NONE, platform="ios", system_model="26.1")),
+    ("system model 26.2", dict(NONE, platform="macos", system_model="26.2")),
+    ("system model 26.10", dict(NONE, system_model="26.10")),
 ]
 
 
-def case(name, sdk, channel, client_id, attrs, guard_release=None):
+def case(name, sdk, channel, client_id, attrs, guard_release=None, installed=None):
     c = {"name": name, "sdk": sdk, "channel": channel, "client_id": client_id}
     c.update(attrs)
-    c["expect"] = select(sdk, channel, client_id, attrs)
+    if installed:
+        c["installed"] = installed
+    c["expect"] = select(sdk, channel, client_id, attrs, installed)
     if guard_release is not None and client_id is not None:
         c["arm"] = arm(guard_release["id"], client_id, guard_release["rollout_percent"])
     return c
@@ -203,6 +233,18 @@ def main():
     for label, attrs in DEVICES:
         cases.append(case("variants %s anonymous" % label, "2.3", "stable", None, attrs))
         cases.append(case("variants beta %s" % label, "1.5", "beta", "v-client", attrs))
+    # Bases (SPEC §3.2): base A gets its adapter (the partial one inside its bucket), base B its
+    # own, an unknown or no base the plain adapter; the reported base is the `llm` model.
+    partial = RELEASES[14]
+    bases = [("base A", {"llm": sha(11)}), ("base B", {"llm": sha(900)}), ("unknown base", {"llm": sha(901)}),
+             ("no base", None)]
+    for label, installed in bases:
+        for b in sorted({0, 49, 50, 99}):
+            cid = client_with_bucket(partial["id"], b, "base-edge")
+            cases.append(case("llm-lora %s bucket %d" % (label, b), "1.2", "llm-lora", cid, NONE, installed=installed))
+        cases.append(case("llm-lora %s anonymous" % label, "1.2", "llm-lora", None, NONE, installed=installed))
+        for dlabel, attrs in DEVICES[-4:]:
+            cases.append(case("fm-adapter %s %s" % (label, dlabel), "1.2", "fm-adapter", None, attrs, installed=installed))
     # Breadth: seeded random tuples.
     rng = random.Random(20261126)
     for i in range(200):
@@ -211,12 +253,18 @@ def main():
         cid = rng.choice([None, "rand-%d" % rng.randrange(10 ** 6)])
         attrs = rng.choice(DEVICES)[1]
         cases.append(case("random %d" % i, sdk, channel, cid, attrs, guarded if channel == "stable" and cid else None))
+    for i in range(100):
+        channel = rng.choice(["llm-lora", "fm-adapter", "llm"])
+        cid = rng.choice([None, "rand-%d" % rng.randrange(10 ** 6)])
+        cases.append(case("random base %d" % i, "1.%d" % rng.randrange(5), channel, cid, rng.choice(DEVICES)[1],
+                          installed=rng.choice(bases)[1]))
     doc = {
-        "about": "Shared selection vectors (SPEC §3, §3.1, §9.2, §11.2), written by scripts/selection-vectors.py; "
-                 "read by ModelCatalogTests (server) and ModeldClientTests (client). expect null = no_model.",
+        "about": "Shared selection vectors (SPEC §3, §3.1, §3.2, §9.2, §11.2), written by scripts/selection-vectors.py; "
+                 "read by ModelCatalogTests (server) and ModeldClientTests (client). expect null = no_model. "
+                 "installed = the models the device reports (the server reads each as base=, rules mode as its installed model).",
         "public_base_url": BASE,
         "catalog": CATALOG,
-        "rules": {c: rules(c) for c in ["stable", "beta", "old"]},
+        "rules": {c: rules(c) for c in ["stable", "beta", "old", "llm", "llm-lora", "fm-adapter"]},
         "cases": cases,
     }
     path = os.path.join(os.path.dirname(__file__), "..", "Tests", "Fixtures", "selection-cases.json")

@@ -21,7 +21,7 @@ export NO_COLOR=1
 # modeld's SCHED_IDLE worker, which a saturated machine starves): on a loaded machine the bound
 # measures the load, so they run after the rest, each with its tests in sequence. They mostly
 # wait, so the few of them run at once.
-timed='^IntegrationTests\.(ClientTransportTests|ClientProgressTests|GuardEvaluatorTests|NamedTokensTests|TransferPublishTests|CostTransferLogTests)$'
+timed='^IntegrationTests\.(ClientTransportTests|ClientStallKillTests|ClientProgressTests|GuardEvaluatorTests|NamedTokensTests|TransferPublishTests|CostTransferLogTests)$'
 # The longest suites start first, so they do not finish alone at the end (seconds in
 # docs/decisions/testing.md). Every RGW suite shares one Ceph cluster per process: one group.
 # Each is an extended regex over "Target.Suite" names.

@@ -7,6 +7,9 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 int modeld_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
@@ -61,4 +64,10 @@ int modeld_start_writeback(int fd, long long offset, long long length) {
 int modeld_idle_thread_priority(void) {
     struct sched_param param = { .sched_priority = 0 };
     return sched_setscheduler(0, SCHED_IDLE, &param);   // Linux: pid 0 is the calling thread
+}
+
+void modeld_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }

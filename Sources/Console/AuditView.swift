@@ -23,8 +23,8 @@ public enum AuditView {
             + "<th scope=\"col\">Time (UTC)</th><th scope=\"col\">Actor</th><th scope=\"col\">Address</th><th scope=\"col\">Action</th>"
             + "<th scope=\"col\">Release or token</th><th scope=\"col\">Change</th></tr></thead><tbody>\n"
         for line in lines {
-            let who = line.actor.map { "<a href=\"/console/audit?actor=\(query($0))\">\(HTMLPage.escape($0))</a>" } ?? "–"
-            let what = line.release.map { "<a href=\"/console/audit?release=\(query($0))\"><code>\(HTMLPage.escape(String($0.prefix(8))))…</code></a>" }
+            let who = line.actor.map { "<a href=\"/console/audit?actor=\(ConsolePage.queryValue($0))\">\(HTMLPage.escape($0))</a>" } ?? "–"
+            let what = line.release.map { "<a href=\"/console/audit?release=\(ConsolePage.queryValue($0))\"><code>\(HTMLPage.escape(String($0.prefix(8))))…</code></a>" }
                 ?? line.token.map { "token <strong>\(HTMLPage.escape($0))</strong>" } ?? "–"
             body += "<tr><td>\(HTMLPage.escape(line.time))</td><td>\(who)</td><td>\(HTMLPage.escape(line.peer))</td>"
                 + "<td>\(HTMLPage.escape(line.action))</td><td>\(what)</td><td>\(HTMLPage.escape(line.change))</td></tr>\n"
@@ -32,22 +32,4 @@ public enum AuditView {
         body += "</tbody></table>\n"
         return ConsolePage.document(title: "Audit", view: .audit, session: session, body: body)
     }
-
-    /// A query value, percent-encoded but for RFC 3986's unreserved characters.
-    static func query(_ value: String) -> String {
-        var out = ""
-        for byte in value.utf8 {
-            let c = Character(UnicodeScalar(byte))
-            if byte < 0x80, c.isLetter || c.isNumber || "-._~".contains(c) {
-                out.append(c)
-            } else {
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded
-            }
-        }
-        return out
-    }
-}
-
-private extension String {
-    var leftPadded: String { count == 1 ? "0" + self : self }
 }

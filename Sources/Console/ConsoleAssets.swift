@@ -15,7 +15,7 @@ nav a[aria-current=page]{color:var(--fg);border-bottom:2px solid var(--accent)}
 main{max-width:1200px;margin:0 auto;padding:16px 24px 48px}
 h1{font-size:22px;margin:8px 0 4px}h2{font-size:17px;margin:24px 0 8px}
 .sub{color:var(--muted);margin:0 0 12px}.note{color:var(--muted);font-size:12px}
-a:focus,button:focus,input:focus,summary:focus{outline:3px solid #f0b429;outline-offset:2px}
+a:focus,button:focus,input:focus,select:focus,summary:focus{outline:3px solid #f0b429;outline-offset:2px}
 table{border-collapse:collapse;margin:8px 0 16px;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{padding:4px 10px;border-bottom:1px solid #e4e7eb;text-align:left}th{background:#f0f4f8}td.n{text-align:right}
@@ -24,7 +24,9 @@ button.secondary{background:#fff;color:var(--accent)}button.danger{background:va
 button:disabled{opacity:.5;cursor:wait}
 input,textarea{font:inherit;padding:5px 8px;border:1px solid #9aa5b1;border-radius:4px}
 .grid{display:grid;grid-template-columns:max-content minmax(200px,360px);gap:8px 12px;align-items:center;margin:8px 0}
-form.inline{display:flex;gap:8px;align-items:center;margin:8px 0}
+form.inline{display:flex;gap:8px;align-items:center;margin:8px 0}form.filter{flex-wrap:wrap}
+select{font:inherit;padding:4px 6px;border:1px solid #9aa5b1;border-radius:4px;background:#fff}
+nav.pages{display:flex;gap:4px 0;align-items:baseline;flex-wrap:wrap;margin:8px 0}nav.pages p{margin:0 18px 0 0;color:var(--muted)}
 .buttons{display:flex;gap:8px;margin:8px 0}
 .panel{border:1px solid var(--line);border-radius:8px;padding:8px 14px;margin:12px 0;background:#fbfcfd}
 summary{cursor:pointer;font-weight:600}

@@ -85,4 +85,18 @@ public enum ConsolePage {
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)%"
     }
+
+    /// A query value, percent-encoded but for RFC 3986's unreserved characters.
+    public static func queryValue(_ value: String) -> String {
+        var out = ""
+        for byte in value.utf8 {
+            let c = Character(UnicodeScalar(byte))
+            if byte < 0x80, c.isLetter || c.isNumber || "-._~".contains(c) {
+                out.append(c)
+            } else {
+                out += "%" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
 }

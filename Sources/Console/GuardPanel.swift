@@ -17,6 +17,10 @@ enum GuardPanel {
         }
         let points = report?.points.count ?? 0
         html += "<p>Status <strong id=\"guard-status\">\(plan.runtime.status.rawValue)</strong> · \(points) recorded point\(points == 1 ? "" : "s")</p>\n"
+        if let read = report?.eventsRead, !read.isEmpty {
+            html += "<p id=\"guard-events-read\">Newest event read: "
+                + read.map { "\(HTMLPage.escape($0.instance)) \(HTMLPage.escape($0.at))" }.joined(separator: " · ") + "</p>\n"
+        }
         html += planFacts(plan)
         if steers && r.hasRunningGuard {
             html += "<div class=\"buttons\"><button type=\"button\" class=\"secondary\" data-stop-guard=\"\(r.id)\" "

@@ -9,11 +9,12 @@ import ModelCatalog
 /// actions on it. Every action is a call to the admin API made by console.js.
 public enum ReleaseView {
     public static func page(_ r: Release, chunkList: String?, served: ReleasesView.Served, guardReport: GuardReport?,
-                            signature: String, session: ConsoleSession, nowMillis: Int64) -> String {
+                            signature: String, session: ConsoleSession, nowMillis: Int64, lineage: Catalog.Lineage = .init()) -> String {
         var body = "<h1>Release <code>\(r.id)</code></h1>\n"
         body += "<p class=\"sub\">\(HTMLPage.escape(r.label.isEmpty ? "no label" : r.label)) · channel \(HTMLPage.escape(r.channel)) · seq \(r.seq)</p>\n"
         body += "<div id=\"live\" data-src=\"/console/releases/\(r.id)/live\">"
-        body += live(r, chunkList: chunkList, served: served, guardReport: guardReport, signature: signature, session: session, nowMillis: nowMillis)
+        body += live(r, chunkList: chunkList, served: served, guardReport: guardReport, signature: signature, session: session,
+                     nowMillis: nowMillis, lineage: lineage)
         body += "</div>\n"
         return ConsolePage.document(title: "Release \(r.id.prefix(8))", view: .release, session: session, body: body)
     }
@@ -24,7 +25,7 @@ public enum ReleaseView {
     /// Each part (`data-part`) is swapped whole by its id; the parts with controls carry the
     /// release's revision, which their requests send as `If-Match`.
     public static func live(_ r: Release, chunkList: String?, served: ReleasesView.Served, guardReport: GuardReport?,
-                            signature: String, session: ConsoleSession, nowMillis: Int64) -> String {
+                            signature: String, session: ConsoleSession, nowMillis: Int64, lineage: Catalog.Lineage = .init()) -> String {
         // SPEC §15.1: a viewer's page shows the release without a control it may not use.
         let steers = session.principal.role >= .publisher
         var body = "<dl class=\"facts\" id=\"facts\" data-part>"
@@ -38,6 +39,16 @@ public enum ReleaseView {
         fact("Published", HTMLPage.escape(r.publishedAt.rfc3339) + (r.retiredAt.map { " · retired " + HTMLPage.escape($0.rfc3339) } ?? ""))
         fact("Signature", HTMLPage.escape(signature))
         fact("Served today", "\(ByteFormat.requests(served.requests)), \(ConsolePage.bytes(served.bytes))")
+        // SPEC §3.2: the base (linked when it is a release) and the adapters built on this one.
+        if let base = r.base {
+            let file = "\(HTMLPage.escape(base.channel)) · <code>\(base.sha256)</code>"
+            fact("Base", lineage.baseRelease.map { "<a href=\"/console/releases/\($0.id)\">\(HTMLPage.escape($0.label.isEmpty ? $0.id : $0.label))</a> · \(file)" }
+                ?? file + " (not a release: a bundled file)")
+        }
+        if !lineage.adapters.isEmpty {
+            fact("Adapters", lineage.adapters.map { "<a href=\"/console/releases/\($0.id)\">\(HTMLPage.escape($0.label.isEmpty ? $0.id : $0.label))</a> (\(HTMLPage.escape($0.channel)))" }
+                .joined(separator: ", "))
+        }
         body += "</dl>\n"
         if r.state != .retired && steers { body += actions(r) }
         if let plan = r.guardPlan {

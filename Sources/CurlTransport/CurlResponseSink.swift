@@ -9,6 +9,13 @@ public protocol CurlResponseSink: AnyObject {
     /// Header names are lowercased, in arrival order.
     func receive(status: Int, headers: [(name: String, value: String)]) throws
     func receive(_ bytes: UnsafeRawBufferPointer) throws
+    /// From libcurl's progress callback once the head is delivered: at least about once a
+    /// second on a silent connection, often while bytes flow.
+    func tick() throws
+}
+
+extension CurlResponseSink {
+    public func tick() throws {}
 }
 
 /// Aborts a transfer in flight from any thread: libcurl's progress callback, which runs at least

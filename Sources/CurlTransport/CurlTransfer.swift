@@ -62,13 +62,13 @@ public final class CurlTransfer {
                 return Int32(CURL_TRAILERFUNC_OK)
             }, CURLOPT_TRAILERFUNCTION)
         }
-        if progress != nil || cancellation != nil {
+        if progress != nil || cancellation != nil || sink != nil {
             easy.set(CURLOPT_XFERINFODATA, pointer: context)
             easy.check(modeld_curl_setopt_xferinfo_fn(easy.handle) { userdata, _, _, _, uploaded in
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata!).takeUnretainedValue()
                 if transfer.cancellation?.isCancelled == true { return 1 }
                 transfer.progress?.update(sent: Int64(uploaded))
-                return 0
+                return transfer.tickSink() ? 0 : 1
             }, CURLOPT_XFERINFOFUNCTION)
             easy.set(CURLOPT_NOPROGRESS, 0)
         }
@@ -93,6 +93,16 @@ public final class CurlTransfer {
         guard responseBody.count + bytes.count <= responseLimit else { responseOverflowed = true; return 0 }
         responseBody.append(contentsOf: bytes)
         return bytes.count
+    }
+
+    /// Lets the sink act on time passing (false aborts the transfer with the sink's error).
+    private func tickSink() -> Bool {
+        guard let sink, headDelivered, sinkError == nil else { return sinkError == nil }
+        do { try sink.tick() } catch {
+            sinkError = error
+            return false
+        }
+        return true
     }
 
     /// Hands the sink the final response's head, once. Bodies of followed redirects never reach

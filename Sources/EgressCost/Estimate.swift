@@ -38,6 +38,11 @@ public struct EstimateInputs: Equatable, Sendable {
     /// The share of a model file's bytes a download transfers (SPEC §16: packed files and
     /// patches; `--transfer-ratio`); all of them by default. A share like the CDN's, hence the type.
     public var transferRatio = HitRatio.all
+    /// Models (channels) each install checks at every poll (SPEC §17.2).
+    public var modelsPerInstall: Int64 = 1
+    /// One request per poll for all of them (`POST /check`, or the rules index in static mode)
+    /// instead of one per model.
+    public var batched = false
 
     /// Bytes one download transfers: the size × the transfer ratio, rounded half-up.
     public var downloadBytes: Int64 { transferRatio.hits(of: sizeBytes) }
@@ -53,15 +58,23 @@ public struct EstimateInputs: Equatable, Sendable {
     }
 
     public var polls: Int64 { installs &* pollsPerDay &* Self.daysPerMonth }
+    /// Update-check requests in the month: one per model per poll, or one per poll when batched.
+    public var checks: Int64 { polls &* (batched ? 1 : modelsPerInstall) }
+    /// Body bytes of one check request: one answer, or a batched one carrying an answer per
+    /// model (docs/decisions/cost.md): batching saves requests, not bytes.
+    public var checkBytes: Int64 { batched ? modelsPerInstall &* pollBytes : pollBytes }
 
-    /// Downloads × size plus polls × poll bytes; one request per download and per poll.
+    /// Downloads × size plus checks × check bytes; one request per download and per check.
     public func traffic() throws(EstimateError) -> Traffic {
         let named = [("downloads", downloads), ("size", sizeBytes), ("installs", installs),
                      ("polls per day", pollsPerDay), ("poll bytes", pollBytes)]
         for (name, v) in named where v < 0 { throw EstimateError(message: "\(name) must not be negative") }
+        guard modelsPerInstall >= 1 else { throw EstimateError(message: "models per install must be at least 1") }
         let polls = Int128(installs) * Int128(pollsPerDay) * Int128(Self.daysPerMonth)
-        let bytes = Int128(downloads) * Int128(downloadBytes) + polls * Int128(pollBytes)
-        let requests = Int128(downloads) + polls
+        let checks = polls * (batched ? 1 : Int128(modelsPerInstall))
+        let checkBytes = Int128(pollBytes) * (batched ? Int128(modelsPerInstall) : 1)
+        let bytes = Int128(downloads) * Int128(downloadBytes) + checks * checkBytes
+        let requests = Int128(downloads) + checks
         guard bytes <= Int128(Int64.max), requests <= Int128(Int64.max) else {
             throw EstimateError(message: "traffic too large to price (more than 9.2 EB a month)")
         }
@@ -127,14 +140,14 @@ public enum Estimator {
     public static func estimate(_ inputs: EstimateInputs, providers: [ProviderPricing]) throws(EstimateError) -> Estimate {
         let traffic = try inputs.traffic()
         let costs = try providers.map { (p) throws(EstimateError) -> ProviderCost in
-            let checks = CheckRouting.route(checks: inputs.polls, hitRatio: inputs.cdnHitRatio, mode: inputs.checkMode,
+            let checks = CheckRouting.route(checks: inputs.checks, hitRatio: inputs.cdnHitRatio, mode: inputs.checkMode,
                                             providerIsCDN: p.isCDN)
             // Both fit: each is at most the whole traffic, which `traffic()` bounded.
-            let own = Traffic(bytes: inputs.downloads * inputs.downloadBytes + checks.atProvider * inputs.pollBytes,
+            let own = Traffic(bytes: inputs.downloads * inputs.downloadBytes + checks.atProvider * inputs.checkBytes,
                               requests: inputs.downloads + checks.atProvider)
             var c = cost(of: own, on: p, freeTier: inputs.freeTier, gbUnit: inputs.gbUnit)
             c.checksBilled = checks.atProvider
-            c.serverEgressBytes = checks.atServer * inputs.pollBytes
+            c.serverEgressBytes = checks.atServer * inputs.checkBytes
             c.server = inputs.serverMonthly
             if c.serverEgressBytes > 0 {
                 guard let host = inputs.serverEgress else {

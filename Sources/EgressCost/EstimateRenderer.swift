@@ -13,7 +13,11 @@ public enum EstimateRenderer {
         var head = "Monthly egress estimate: \(ByteFormat.grouped(i.downloads)) downloads × \(ByteFormat.human(i.sizeBytes))"
         if i.transferRatio != .all { head += " × transfer ratio \(i.transferRatio)" }
         if i.polls > 0 {
-            head += " + \(ByteFormat.grouped(i.polls)) update checks × \(i.pollBytes) B"
+            head += " + \(ByteFormat.grouped(i.checks)) update checks × \(ByteFormat.grouped(i.checkBytes)) B"
+            if i.modelsPerInstall > 1 || i.batched {
+                head += i.batched ? " (\(i.modelsPerInstall) models per install, one batched check per poll)"
+                    : " (\(i.modelsPerInstall) models per install, one check each per poll)"
+            }
         }
         head += " = \(ByteFormat.human(e.traffic.bytes)), \(ByteFormat.grouped(e.traffic.requests)) requests\n"
         head += "Free tier \(i.freeTier ? "on" : "off"); GB = \(gbUnitText(i.gbUnit)); each line rounded half-up to cents.\n"
@@ -26,9 +30,9 @@ public enum EstimateRenderer {
     static func checksText(_ e: Estimate) -> String {
         let i = e.inputs
         guard showsServer(i) || i.cdnHitRatio != .none else { return "" }
-        let misses = i.polls - i.cdnHitRatio.hits(of: i.polls)
+        let misses = i.checks - i.cdnHitRatio.hits(of: i.checks)
         var out = "Update checks: \(i.checkMode.rawValue) mode, CDN hit ratio \(i.cdnHitRatio): CDN rows bill all "
-            + "\(ByteFormat.grouped(i.polls)), "
+            + "\(ByteFormat.grouped(i.checks)), "
         switch i.checkMode {
         case .static:
             out += "bucket rows the \(ByteFormat.grouped(misses)) misses.\n"
@@ -48,10 +52,12 @@ public enum EstimateRenderer {
         let inputs = [
             "\"downloads\":\(i.downloads)", "\"size_bytes\":\(i.sizeBytes)", "\"installs\":\(i.installs)",
             "\"polls_per_day\":\(i.pollsPerDay)", "\"poll_bytes\":\(i.pollBytes)", "\"polls\":\(i.polls)",
+            "\"models_per_install\":\(i.modelsPerInstall)", "\"batched\":\(i.batched)", "\"checks\":\(i.checks)",
+            "\"check_bytes\":\(i.checkBytes)",
             "\"egress_bytes\":\(e.traffic.bytes)", "\"requests\":\(e.traffic.requests)",
             "\"free_tier\":\(i.freeTier)", "\"gb_unit\":\(JSONString.quoted(i.gbUnit.rawValue))", "\"period\":\"month\"",
             "\"mode\":\(JSONString.quoted(i.checkMode.rawValue))", "\"cdn_hit_ratio\":\(i.cdnHitRatio)", "\"transfer_ratio\":\(i.transferRatio)",
-            "\"cache_misses\":\(i.polls - i.cdnHitRatio.hits(of: i.polls))", "\"server_monthly_usd\":\(i.serverMonthly)",
+            "\"cache_misses\":\(i.checks - i.cdnHitRatio.hits(of: i.checks))", "\"server_monthly_usd\":\(i.serverMonthly)",
             "\"server_egress\":\(i.serverEgress.map { JSONString.quoted($0.id) } ?? "null")",
         ]
         let rows = e.providers.map {

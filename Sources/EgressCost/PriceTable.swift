@@ -164,7 +164,7 @@ private struct ProviderReader {
 
     func integer(_ v: JSONNode?, _ field: String) throws(PricingError) -> Int64 {
         let v = try value(v, field)
-        guard case .number = v.value, let i = Int64(v.literal(in: source)), i >= 0 else {
+        guard let i = v.integer(in: source), i >= 0 else {
             throw fail(field, "must be a non-negative whole number")
         }
         return i

@@ -37,7 +37,7 @@ public struct TrafficReport: Sendable {
 
     /// Counts `record` unless its day lies outside `since…until`; returns whether it counted.
     @discardableResult
-    public mutating func add(_ record: AccessLogRecord) -> Bool {
+    public mutating func add(_ record: EgressLogRecord) -> Bool {
         let day = String(record.day)
         if let since, day < since { return false }
         if let until, day > until { return false }

@@ -35,7 +35,7 @@ public struct TransferRatioMeter: Sendable {
 
     /// Counts `record` when it is a model-file answer with a body (GET, 200 or 206); returns whether it counted.
     @discardableResult
-    public mutating func add(_ record: AccessLogRecord) -> Bool {
+    public mutating func add(_ record: EgressLogRecord) -> Bool {
         guard record.route == "models", record.method == "GET", record.status == 200 || record.status == 206,
               record.path.hasPrefix("/models/") else { return false }
         switch objects[String(record.path.dropFirst("/models/".count))] {

@@ -1,9 +1,15 @@
-import CivilTime
 import CLinuxShims
 import ContentDigest
 import DurableFiles
 import EventStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ObjectStorage
 import ObjectStorageCurl
 
@@ -31,14 +37,13 @@ public struct EventShipper: Sendable {
     }
 
     public func run() throws(ShipFailure) -> Summary {
-        var ledger = try ShipLedger(path: dataDir + "/shipped.jsonl")
+        var ledger = try SegmentLedger(path: dataDir + "/shipped.jsonl", kind: .shipped)
         var summary = Summary()
         for segment in try sealedSegments() {
-            guard !ledger.shipped.contains(segment.relativePath) else { summary.alreadyShipped += 1; continue }
+            guard !ledger.done.contains(segment.relativePath) else { summary.alreadyShipped += 1; continue }
             let key = segment.bucketKey(prefix: prefix)
             let bytes = try upload(segment, key: key)
-            try ledger.record(.init(segment: segment.relativePath, key: key, bytes: bytes,
-                                    shipped_at: RFC3339.format(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))))
+            try ledger.record(segment: segment.relativePath, key: key, bytes: bytes)
             summary.shipped += 1
             summary.bytes += bytes
         }
@@ -93,7 +98,7 @@ public struct EventShipper: Sendable {
         }
         // Unique per call, not per segment: two shippers in one process (two data dirs, or tests
         // running side by side) may ship segments of the same name at once.
-        let scratch = NSTemporaryDirectory() + "/modelctl-ship-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-\(segment.fileName).gz"
+        let scratch = FileManager.default.temporaryDirectory.path + "/modelctl-ship-\(getpid())-\(UInt64.random(in: 0...UInt64.max))-\(segment.fileName).gz"
         defer { unlink(scratch) }
         let size = try GzipFile.compress(path, length: committed, to: scratch)
         do {

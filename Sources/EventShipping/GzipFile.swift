@@ -1,5 +1,8 @@
 import CZlib
-import Foundation
+import DurableFiles
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Streaming gzip between files and memory for `events ship` / `export --from`: a 64 MiB
 /// segment passes through 1 MiB buffers instead of being held whole, compressed or not.
@@ -7,9 +10,10 @@ enum GzipFile {
     /// Compresses the first `length` bytes of `source` into a new file `destination` and
     /// returns the size of what it wrote.
     static func compress(_ source: String, length: Int, to destination: String) throws(ShipFailure) -> Int64 {
-        guard let input = FileHandle(forReadingAtPath: source) else { throw ShipFailure("cannot open \(source)") }
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw ShipFailure("cannot open \(source): \(String(cString: strerror(errno)))") }
         // Closing a file only read from cannot lose data.
-        defer { try? input.close() }
+        defer { close(input) }
         var stream = z_stream()
         // Level 6: zlib's default trade-off; segments compress ~10x either way.
         guard deflateInit2_(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
@@ -18,11 +22,14 @@ enum GzipFile {
         return try writing(destination) { (output) throws(ShipFailure) in
             var remaining = length
             var written: Int64 = 0
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
             repeat {
-                let chunk: [UInt8]
-                do { chunk = [UInt8](try input.read(upToCount: min(remaining, 1 << 20)) ?? Data()) } catch {
-                    throw ShipFailure("reading \(source): \(error.localizedDescription)")
+                let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, min(remaining, $0.count)) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw ShipFailure("reading \(source): \(String(cString: strerror(errno)))")
                 }
+                let chunk = Array(buffer[..<n])
                 remaining -= chunk.count
                 if chunk.isEmpty && remaining > 0 { throw ShipFailure("\(source) shrank while it was read") }
                 let finish = remaining == 0
@@ -53,24 +60,27 @@ enum GzipFile {
         guard rc == Z_STREAM_END else { throw ShipFailure("\(destination): truncated or corrupt gzip data") }
     }
 
-    /// Creates `path`, runs `body` with it, and closes it, reporting a failed close (a lost write).
-    private static func writing<T>(_ path: String, _ body: (FileHandle) throws(ShipFailure) -> T) throws(ShipFailure) -> T {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let output = FileHandle(forWritingAtPath: path) else { throw ShipFailure("cannot create \(path)") }
+    /// Creates (or truncates) `path`, runs `body` with its descriptor, and closes it, reporting
+    /// a failed close (a lost write).
+    private static func writing<T>(_ path: String, _ body: (Int32) throws(ShipFailure) -> T) throws(ShipFailure) -> T {
+        let output: Int32
+        do throws(IOFailure) { output = try DurableFile.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC) } catch {
+            throw ShipFailure("cannot create \(path): \(error)")
+        }
         let result: T
         do { result = try body(output) } catch {
             // Already failing: that error is the one to report.
-            try? output.close()
+            close(output)
             throw error
         }
-        do { try output.close() } catch { throw ShipFailure("writing \(path): \(error.localizedDescription)") }
+        guard close(output) == 0 else { throw ShipFailure("writing \(path): \(String(cString: strerror(errno)))") }
         return result
     }
 
     /// Feeds `input` through `step` until it is consumed and the output buffer is not filled,
     /// writing what comes out, never more than `limit` bytes; returns the last zlib code and
     /// the bytes written.
-    private static func pump(_ stream: inout z_stream, _ input: [UInt8], to output: FileHandle, _ path: String,
+    private static func pump(_ stream: inout z_stream, _ input: [UInt8], to output: Int32, _ path: String,
                              limit: Int64 = .max, _ step: (inout z_stream) -> Int32) throws(ShipFailure) -> (rc: Int32, written: Int64) {
         var out = [UInt8](repeating: 0, count: 1 << 20)
         var rc: Int32 = Z_OK
@@ -95,8 +105,8 @@ enum GzipFile {
                     return
                 }
                 if produced > 0 {
-                    do { try output.write(contentsOf: out[..<produced]) } catch {
-                        failure = ShipFailure("writing \(path): \(error.localizedDescription)")
+                    do throws(IOFailure) { try DurableFile.writeAll(output, Array(out[..<produced]), path: path) } catch {
+                        failure = ShipFailure("writing \(path): \(error)")
                         return
                     }
                     written += Int64(produced)

@@ -1,5 +1,12 @@
 import EventStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ObjectStorage
 import ObjectStorageCurl
 
@@ -10,7 +17,7 @@ import ObjectStorageCurl
 public enum ShippedSegments {
     /// Downloads into a new scratch directory and returns it; the caller removes it.
     public static func download(bucket: any ObjectBucket, prefix: String, since: String?, until: String?) throws(ShipFailure) -> String {
-        let root = NSTemporaryDirectory() + "/modelctl-export-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let root = FileManager.default.temporaryDirectory.path + "/modelctl-export-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let events = SegmentName.bucketKeyPrefix(prefix)
         do {
             for object in try bucket.list(prefix: events, pageSize: nil) {

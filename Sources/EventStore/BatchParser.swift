@@ -74,7 +74,7 @@ public enum BatchParser {
         }
         switch event["ts"] {
         case nil: throw .invalidEvent(index, "ts", "required")
-        case .string(let s)? where Timestamp.isRFC3339(s): break
+        case .string(let s)? where EventTime.isRFC3339(s): break
         case .number(let d)? where d >= 0 && d <= maxEpochMillis && d == d.rounded(): break
         default: throw .invalidEvent(index, "ts", "must be an RFC 3339 date-time string or epoch milliseconds")
         }

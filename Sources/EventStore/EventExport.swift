@@ -30,7 +30,7 @@ public struct EventExport {
         self.until = until
     }
 
-    public static func isDay(_ s: String) -> Bool { Timestamp.parseDay(s) != nil }
+    public static func isDay(_ s: String) -> Bool { EventTime.parseDay(s) != nil }
 
     private func inRange(_ day: Substring) -> Bool {
         if let since, day < since { return false }
@@ -42,23 +42,18 @@ public struct EventExport {
     /// plus the set of 128-bit keys seen).
     public func forEach(_ body: (StoredEvent) throws -> Void) throws -> Summary {
         var summary = Summary()
-        var seen = Set<DedupKey>()
+        var dedup = BatchDedup()
         for day in SegmentLayout.days(in: directory) where inRange(day[...]) {
             let dir = "\(directory)/\(day)"
             for name in (DurableFile.entries(of: dir) ?? []).filter({ $0.hasSuffix(".jsonl") }).sorted() {
                 summary.segments += 1
-                var previous: DedupKey?
-                var skipping = false
+                dedup.startSegment()
                 let progress = try SegmentReader(path: "\(dir)/\(name)").forEachCommittedLine { line in
-                    guard let event = StoredEvent(line: line), let key = event.dedupKey else {
+                    guard let event = StoredEvent(line: line), let batchID = event.batchID else {
                         summary.unreadableLines += 1
                         return
                     }
-                    if key != previous || event.seq == 0 {
-                        skipping = !seen.insert(key).inserted
-                        previous = key
-                    }
-                    if skipping {
+                    if dedup.isRepeat(clientID: event.clientID, batchID: batchID, seq: event.seq) {
                         summary.duplicateEvents += 1
                     } else if let received = event.receivedAt, inRange(received.prefix(10)) {
                         summary.exported += 1

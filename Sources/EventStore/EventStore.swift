@@ -211,7 +211,7 @@ private final class WriterState: @unchecked Sendable {
         var inGroup = Set<DedupKey>()
         var immediate: [(EventStore.Pending, EventSubmitResult)] = []
         var duplicateEvents = 0
-        let receivedAt = Timestamp.format(ms: now)
+        let receivedAt = EventTime.format(ms: now)
         for p in group {
             let key = p.batch.dedupKey
             if dedup.contains(key, now: now) {

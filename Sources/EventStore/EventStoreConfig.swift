@@ -21,7 +21,7 @@ public struct EventStoreConfig: Sendable {
     /// Epoch milliseconds; injectable so tests can cross UTC midnight.
     public var clock: @Sendable () -> Int64 = { POSIX.nowMillis() }
     /// Test seam for write/fdatasync failures.
-    var io: FileIO = .system
+    var io: SegmentSyscalls = .system
 
     public init(directory: String, instance: String) {
         self.directory = directory

@@ -3,13 +3,14 @@ import DurableFiles
 import Glibc
 #endif
 
-/// The two calls whose failures the store must survive, behind a seam so tests can inject
-/// ENOSPC/EIO (they set `errno` and return -1, as the kernel would).
-struct FileIO: Sendable {
+/// The two calls on segment files whose failures the store must survive (not ModelCatalog's
+/// `FileIO`), behind a seam so tests can inject ENOSPC/EIO (they set `errno` and return -1, as
+/// the kernel would).
+struct SegmentSyscalls: Sendable {
     var write: @Sendable (_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int
     var fdatasync: @Sendable (_ fd: Int32) -> Int32
 
-    static let system = FileIO(
+    static let system = SegmentSyscalls(
         write: { fd, bytes in Glibc.write(fd, bytes.baseAddress, bytes.count) },
         fdatasync: { fd in Glibc.fdatasync(fd) }
     )
@@ -29,7 +30,7 @@ enum POSIX {
     }
 
     /// Writes everything (retrying short writes and EINTR) or returns the errno.
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, io: FileIO) -> Int32? {
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, io: SegmentSyscalls) -> Int32? {
         do { try DurableFile.writeAll(fd, bytes, path: "", using: io.write) } catch { return error.code }
         return nil
     }

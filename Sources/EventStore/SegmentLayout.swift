@@ -20,7 +20,7 @@ public struct SegmentLayout: Sendable {
 
     /// Day directories under `root`, oldest first.
     public static func days(in root: String) -> [String] {
-        (DurableFile.entries(of: root) ?? []).filter { Timestamp.parseDay($0) != nil }.sorted()
+        (DurableFile.entries(of: root) ?? []).filter { EventTime.parseDay($0) != nil }.sorted()
     }
 
     /// Instance ids end up in file names: keep them to a portable, path-safe alphabet.

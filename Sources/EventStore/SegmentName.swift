@@ -31,7 +31,7 @@ public struct SegmentName: Hashable, Sendable {
     /// contain `-` (the number is after the last one); only the name `fileName` would write
     /// parses, so a parsed name always leads back to the same file.
     public init?(day: String, fileName: String) {
-        guard Timestamp.parseDay(day) != nil, fileName.hasSuffix(".jsonl"), let dash = fileName.lastIndex(of: "-") else { return nil }
+        guard EventTime.parseDay(day) != nil, fileName.hasSuffix(".jsonl"), let dash = fileName.lastIndex(of: "-") else { return nil }
         let instance = String(fileName[..<dash])
         let digits = fileName[fileName.index(after: dash)...].dropLast(".jsonl".count)
         guard SegmentLayout.isValidInstance(instance), digits.utf8.allSatisfy({ (48...57).contains($0) }), let number = Int(digits) else { return nil }

@@ -33,7 +33,7 @@ enum SegmentRecovery {
                 }
             }
             // Segment indexes newer than the window's start (re-listed: sealing just added some).
-            guard let dayStart = Timestamp.parseDay(day), dayStart + 86_400_000 > oldest else { continue }
+            guard let dayStart = EventTime.parseDay(day), dayStart + 86_400_000 > oldest else { continue }
             for name in DurableFile.entries(of: dir) ?? [] where name.hasSuffix(".jsonl.idx") {
                 guard let index = SegmentIndexFile.read("\(dir)/\(name)"), index.maxMillis >= oldest else { continue }
                 for key in index.keys { dedup.insert(key, at: index.maxMillis) }
@@ -54,7 +54,7 @@ enum SegmentRecovery {
             committed = try SegmentReader(path: path).forEachCommittedLine { line in
                 guard let event = StoredEvent(line: line), let key = event.dedupKey else { return }
                 if seen.insert(key).inserted { keys.append(key) }
-                if let t = event.receivedAt.flatMap(Timestamp.parseMillis) {
+                if let t = event.receivedAt.flatMap(EventTime.parseMillis) {
                     minMillis = min(minMillis, t)
                     maxMillis = max(maxMillis, t)
                 }

@@ -23,11 +23,11 @@ final class SegmentWriter {
     let layout: SegmentLayout
     let maxBytes: Int
     let maxAgeMillis: Int64
-    let io: FileIO
+    let io: SegmentSyscalls
     private var nextNumber: Int
     private var current: Open?
 
-    init(layout: SegmentLayout, maxBytes: Int, maxAgeMillis: Int64, io: FileIO, nextNumber: Int) {
+    init(layout: SegmentLayout, maxBytes: Int, maxAgeMillis: Int64, io: SegmentSyscalls, nextNumber: Int) {
         self.layout = layout
         self.maxBytes = maxBytes
         self.maxAgeMillis = maxAgeMillis
@@ -39,7 +39,7 @@ final class SegmentWriter {
     /// record durably; returns the fdatasync duration. `bytes` gets the record appended.
     func append(_ bytes: inout [UInt8], lineCount: Int, keys: [DedupKey], now: Int64) throws(IOFailure) -> Double {
         CommitRecord(lines: lineCount, bytes: bytes.count).append(to: &bytes)
-        let day = Timestamp.day(ms: now)
+        let day = EventTime.day(ms: now)
         if let open = current, !open.keys.isEmpty,
            open.day != day || open.committed + bytes.count > maxBytes || now >= open.minMillis + maxAgeMillis {
             seal()
@@ -76,7 +76,7 @@ final class SegmentWriter {
         guard let deadline = ageDeadline, now >= deadline else { return }
         seal()
         // Ignored on purpose: the next append retries the open and fails its batches (doc above).
-        current = try? openSegment(day: Timestamp.day(ms: now))
+        current = try? openSegment(day: EventTime.day(ms: now))
     }
 
     /// Closes the open segment and writes its index. A failed index is harmless: start-up

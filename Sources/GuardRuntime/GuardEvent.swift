@@ -11,8 +11,13 @@ public struct GuardEvent {
     public let modelID: String?
     public let outcome: String?
     public let value: Double?
+    /// The read-side dedup's fields (SPEC §5) and the instance that stored it (§18's "newest
+    /// event read per instance").
+    public let batchID: String?
+    public let seq: Int?
+    public let instance: String?
 
-    private static let fields: JSONReader.MemberNames = ["client_id", "received_at", "name", "sdk", "model_id", "outcome", "value"]
+    private static let fields: JSONReader.MemberNames = ["client_id", "received_at", "name", "sdk", "model_id", "outcome", "value", "batch_id", "seq", "instance"]
 
     /// nil for a line that is not a JSON object (torn, foreign): the tail skips and counts it,
     /// as it would any line `StoredEvent` rejects.
@@ -26,5 +31,8 @@ public struct GuardEvent {
         modelID = v[4]?.stringValue
         outcome = v[5]?.stringValue
         value = v[6]?.numberValue
+        batchID = v[7]?.stringValue
+        seq = v[8]?.numberValue.flatMap { Int(exactly: $0) }
+        instance = v[9]?.stringValue
     }
 }

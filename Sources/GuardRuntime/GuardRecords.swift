@@ -45,12 +45,17 @@ public struct GuardRecords: Sendable {
         return w.bytes
     }
 
-    /// The §11.5 status document without `decisions` (the route adds them).
-    public static func state(figures: GuardFigures, pendingClients: Int, at now: Int64) -> [UInt8] {
+    /// The §11.5 status document without `decisions` (the route adds them). `eventsRead`: the
+    /// newest event time read per storing instance (SPEC §18), as `"events_read":{"id":"time"}`.
+    public static func state(figures: GuardFigures, pendingClients: Int, at now: Int64, eventsRead: [String: String] = [:]) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
         w.beginObject()
         w.field("evaluated_at", Timestamp(millisecondsSinceEpoch: now).rfc3339)
         w.field("pending_clients", pendingClients)
+        w.key("events_read")
+        w.beginObject()
+        for (instance, at) in eventsRead.sorted(by: { $0.key < $1.key }) { w.field(instance, at) }
+        w.endObject()
         writeFigures(&w, figures)
         w.endObject()
         return w.bytes

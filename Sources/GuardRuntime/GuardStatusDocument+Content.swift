@@ -84,13 +84,16 @@ extension GuardStatusDocument {
         public var alpha: Double?
         public var tuningClients: Int
         public var pendingClients: Int
+        /// SPEC §18: the newest event time the evaluator read, per storing instance (absent
+        /// from a state file written before v6, or not evaluated yet).
+        public var eventsRead: [String: String]?
         /// Absent from a state file written before v5.
         public var srm: SRM?
         public var decisions: [Decision]
 
         enum CodingKeys: String, CodingKey {
             case release, status, stage, stageStartedAt = "stage_started_at", evaluatedAt = "evaluated_at", arms, delta, bound, alpha
-            case tuningClients = "tuning_clients", pendingClients = "pending_clients", srm, decisions
+            case tuningClients = "tuning_clients", pendingClients = "pending_clients", eventsRead = "events_read", srm, decisions
         }
 
         public init(from decoder: any Decoder) throws {
@@ -109,6 +112,7 @@ extension GuardStatusDocument {
             alpha = try c.decode(Double?.self, forKey: .alpha)
             tuningClients = try c.decode(Int.self, forKey: .tuningClients)
             pendingClients = try c.decode(Int.self, forKey: .pendingClients)
+            eventsRead = try c.decodeIfPresent([String: String].self, forKey: .eventsRead)
             srm = try c.decodeIfPresent(SRM.self, forKey: .srm)
             decisions = try c.decode([Decision].self, forKey: .decisions)
         }

@@ -34,5 +34,8 @@ extension GuardReport {
         self.init(release: root["release"]?.stringValue ?? id, status: root["status"]?.stringValue ?? "-",
                   alpha: root["alpha"]?.numberValue, tuningClients: root["tuning_clients"]?.numberValue.map { Int($0) },
                   points: points)
+        if case .object(let read)? = root["events_read"] {
+            eventsRead = read.compactMap { m in m.node.value.stringValue.map { (m.key, $0) } }.sorted { $0.instance < $1.instance }
+        }
     }
 }

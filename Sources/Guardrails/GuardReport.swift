@@ -34,6 +34,8 @@ public struct GuardReport: Sendable {
     public var tuningClients: Int?
     /// Oldest first.
     public var points: [Point]
+    /// SPEC §18: the newest event time the evaluator read, per storing instance.
+    public var eventsRead: [(instance: String, at: String)] = []
 
     public init(release: String, status: String, alpha: Double?, tuningClients: Int?, points: [Point]) {
         self.release = release; self.status = status; self.alpha = alpha; self.tuningClients = tuningClients

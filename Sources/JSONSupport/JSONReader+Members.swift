@@ -9,13 +9,7 @@ extension JSONReader {
     /// valid text that is not an object.
     public static func members(_ names: MemberNames, of bytes: ArraySlice<UInt8>) throws(Failure) -> [JSONValue?] {
         try bytes.withUnsafeBufferPointer { (buffer) throws(Failure) -> [JSONValue?] in
-            try whole(buffer) { (reader) throws(Failure) -> [JSONValue?] in
-                guard reader.position < buffer.count, buffer[reader.position] == UInt8(ascii: "{") else {
-                    // Rare (a foreign line): parsed whole, so an invalid text fails as in `parse`.
-                    let start = reader.position
-                    _ = try reader.parseValue(depth: 0)
-                    throw Failure(offset: start, reason: "expected an object")
-                }
+            try wholeObject(buffer) { (reader) throws(Failure) -> [JSONValue?] in
                 var values = [JSONValue?](repeating: nil, count: names.names.count)
                 try reader.readObject(depth: 1) { (r, key) throws(Failure) in
                     let i = names.names.indices.first { r.key(key, is: names.names[$0], nameIsASCII: names.isASCII[$0]) }
@@ -23,6 +17,19 @@ extension JSONReader {
                 }
                 return values
             }
+        }
+    }
+
+    /// `whole` for a text that must be an object: `object` reads it from its `{`. Anything else
+    /// (rare: a foreign line) is parsed whole first, so an invalid text fails as in `parse`.
+    static func wholeObject<T>(_ buffer: UnsafeBufferPointer<UInt8>, _ object: (inout JSONReader) throws(Failure) -> T) throws(Failure) -> T {
+        try whole(buffer) { (reader) throws(Failure) -> T in
+            guard reader.position < buffer.count, buffer[reader.position] == UInt8(ascii: "{") else {
+                let start = reader.position
+                _ = try reader.parseValue(depth: 0)
+                throw Failure(offset: start, reason: "expected an object")
+            }
+            return try object(&reader)
         }
     }
 

@@ -37,7 +37,10 @@ public struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position = 0
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>, position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
 
     func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
 
@@ -176,7 +179,7 @@ public struct JSONReader {
     }
 
     /// The array at `position`, each element read by `element(&reader)`.
-    private mutating func readArray(depth: Int, _ element: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+    mutating func readArray(depth: Int, _ element: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
         guard depth <= Self.maxDepth else { throw failure("nesting deeper than \(Self.maxDepth)") }
         position += 1
         skipWhitespace()

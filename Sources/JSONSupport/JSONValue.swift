@@ -53,4 +53,11 @@ extension JSONNode {
 
     /// The node's source text in `bytes`, the buffer it was parsed from.
     public func literal(in bytes: [UInt8]) -> String { String(decoding: bytes[range], as: UTF8.self) }
+
+    /// A number written as a whole number, read exactly from its literal (a Double holds 53
+    /// bits); nil for anything else, `1.0` and `1e3` included.
+    public func integer(in bytes: [UInt8]) -> Int64? {
+        guard case .number = value else { return nil }
+        return Int64(literal(in: bytes))
+    }
 }

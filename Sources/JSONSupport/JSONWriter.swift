@@ -10,6 +10,13 @@ public struct JSONWriter: Sendable {
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Empties the writer for the next document, keeping its buffer (one writer per loop).
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        needsComma.removeAll(keepingCapacity: true)
+        pendingKey = false
+    }
+
     public mutating func beginObject() { valuePrefix(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
     public mutating func endObject() { needsComma.removeLast(); bytes.append(UInt8(ascii: "}")) }
     public mutating func beginArray() { valuePrefix(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }

@@ -6,16 +6,22 @@ import ContentDigest
 import DurableFiles
 import TensorPackFiles
 
+/// One file's pack and patches, coded and kept under their final names but not recorded yet.
+public struct Derivation: Sendable {
+    public let job: DerivationJob
+    public let made: TransferFiles
+    /// The output files renamed to their final names (relative to the models directory).
+    let kept: [String]
+}
+
 extension CatalogStore {
-    /// Derives one file's pack and patches (SPEC §16) and records them. Encoding runs outside
+    /// Codes one file's pack and patches (SPEC §16), without recording them. Encoding runs outside
     /// the publish lock (minutes for a large file); each output is coded into `.tmp/<instance>-…`
     /// (a crash leaves only a temp, which this instance's start-up removes), fsynced, and kept
-    /// only if worth it; kept ones are renamed to their final names, the directory fsynced, and
-    /// then recorded under the lock. A crash between rename and record leaves files no catalog
-    /// names: the next run derives them again, byte for byte, and renames over them.
-    /// Answers the record, or nil when the file stopped waiting meanwhile (its outputs deleted).
-    @discardableResult
-    public func derive(_ job: DerivationJob, instance: String) throws(CatalogError) -> TransferFiles? {
+    /// only if worth it; kept ones are renamed to their final names and the directory fsynced.
+    /// A crash before `record` leaves files no catalog names: the next run derives them again,
+    /// byte for byte, and renames over them.
+    public func code(_ job: DerivationJob, instance: String) throws(CatalogError) -> Derivation {
         let source = directory + "/" + job.file
         var transfer = TransferFiles()
         var kept: [String] = []
@@ -26,7 +32,9 @@ extension CatalogStore {
         } else {
             unlink(pack.temp)
         }
-        for base in job.bases {
+        // A base collected since the plan was made offers no patch (the catalog drops patches
+        // from collected bases anyway); the file is still derived.
+        for base in job.bases where access(directory + "/" + base.file, F_OK) == 0 {
             let patch = try code(source, base: directory + "/" + base.file, instance: instance)
             guard TransferFiles.keepsPatch(coded: patch.summary.coded, fileSize: patch.summary.size, packSize: transfer.packed?.size) else {
                 unlink(patch.temp)
@@ -36,12 +44,32 @@ extension CatalogStore {
             kept.append(try keep(patch.temp, as: TransferFiles.patchName(of: job.file, from: base.releaseID)))
         }
         if !kept.isEmpty { try FileIO.fsyncDirectory(directory) }
-        let recorded = try mutate { (catalog) throws(CatalogError) in catalog.recordTransfer(transfer, for: job) }
-        guard recorded else {
-            for name in kept { unlink(directory + "/" + name) }
-            return nil
+        return Derivation(job: job, made: transfer, kept: kept)
+    }
+
+    /// Records `derivations` in one catalog change (SPEC §16.1: records in groups). One whose
+    /// file stopped waiting meanwhile (collected, removed, derived by another writer) is not
+    /// recorded, and its outputs are deleted unless the catalog names them (another writer's
+    /// identical outputs bear the same names). Answers the recorded ones, the catalog version
+    /// that holds them, and what is still to be derived in it.
+    public func record(_ derivations: [Derivation], patchBases: Int) throws(CatalogError)
+        -> (recorded: [Derivation], catalogVersion: Int64, jobs: [DerivationJob]) {
+        var unrecorded: [String] = []
+        let change = try mutateVersioned { (catalog) throws(CatalogError) -> (recorded: [Derivation], jobs: [DerivationJob]) in
+            var recorded: [Derivation] = []
+            unrecorded = []
+            for d in derivations {
+                if catalog.recordTransfer(d.made, for: d.job) {
+                    recorded.append(d)
+                } else {
+                    let named = Set(catalog.transfer(of: d.job)?.names(of: d.job.file) ?? [])
+                    unrecorded += d.kept.filter { !named.contains($0) }
+                }
+            }
+            return (recorded, catalog.derivationJobs(patchBases: patchBases))
         }
-        return transfer
+        for name in unrecorded { unlink(directory + "/" + name) }
+        return (change.value.recorded, change.catalogVersion, change.value.jobs)
     }
 
     /// Codes `source` (a patch from `base` when given) into a fresh temp and hashes the result.

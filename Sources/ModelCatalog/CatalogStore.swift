@@ -4,6 +4,7 @@ import Guardrails
 #endif
 import DurableFiles
 import ModeldSigning
+import Synchronization
 
 /// The catalog on disk (SPEC §2, §9): `catalog.json`, the derived `latest_model_details.json`,
 /// model files and the publish lock in one models directory. Stateless apart from paths, so
@@ -23,6 +24,14 @@ public final class CatalogStore: Sendable {
     /// Where this writer reports a derived snapshot it refused to sign (SPEC §12.1): modeld logs
     /// and counts it, modelctl prints it. nil: a reader that never signs.
     public let onRefused: (@Sendable (SnapshotMismatch) -> Void)?
+
+    /// The catalog this store last wrote or decoded, with the stamp of its file (taken under the
+    /// publish lock for a write, before the read for a decode): while catalog.json still has
+    /// that stamp, `load` answers it without reading or decoding (SPEC §17.1). So the writer
+    /// hands its catalog to its own reload (no second decode after a write), and a change's
+    /// re-read under the lock or a guard's poll of an unchanged file decodes nothing; any other
+    /// writer's file has another stamp and is read. One cell, so one catalog is kept, not two.
+    private let known = Mutex<(stamp: FileStamp, catalog: Catalog, written: Bool)?>(nil)
 
     public var catalogPath: String { directory + "/catalog.json" }
     public var latestDetailsPath: String { directory + "/latest_model_details.json" }
@@ -48,9 +57,29 @@ public final class CatalogStore: Sendable {
 
     /// The catalog as on disk; absent file (or directory) = empty catalog; anything unreadable
     /// or invalid throws `corrupt_catalog`.
+    /// The catalog this store last wrote or read is answered without reading while the file is
+    /// still that one (`known`).
     public func load() throws(CatalogError) -> Catalog {
+        let stamp = FileStamp(of: catalogPath)
+        if let known = known.withLock({ $0 }), known.stamp == stamp { return known.catalog }
+        return try loadFromDisk()
+    }
+
+    /// `load` from the file whatever this store wrote or read (SIGHUP: the operator asks for the file).
+    public func loadFromDisk() throws(CatalogError) -> Catalog {
+        // Stamped before the read: a file replaced meanwhile is read again next time.
+        let stamp = FileStamp(of: catalogPath)
         guard let bytes = try FileIO.read(catalogPath) else { return .empty }
-        return try Catalog(decoding: bytes)
+        let catalog = try Catalog(decoding: bytes, previous: known.withLock { $0?.catalog })
+        // Still the file this store wrote (a SIGHUP after its own change): still written by it.
+        known.withLock { $0 = (stamp, catalog, $0?.written == true && $0?.stamp == stamp) }
+        return catalog
+    }
+
+    /// Whether catalog.json is still the file this store last wrote (its rules files with it).
+    public var isOnDiskAsWritten: Bool {
+        let stamp = FileStamp(of: catalogPath)
+        return known.withLock { $0?.written == true && $0?.stamp == stamp }
     }
 
     /// The base every `url` of `catalog` uses: its recorded one, else this writer's.
@@ -125,40 +154,51 @@ public final class CatalogStore: Sendable {
             let result = try body(&catalog)
             guard catalog != unchanged else { return (result, unchanged) }
             catalog.catalogVersion = unchanged.catalogVersion + 1
-            try write(catalog)
+            try write(catalog, channels: catalog.changedChannels(since: unchanged))
             try whileLocked?(result)
             return (result, catalog)
         }
     }
 
-    private func write(_ catalog: Catalog) throws(CatalogError) {
+    /// `channels`: the channels whose rules the change touched (nil: every channel).
+    private func write(_ catalog: Catalog, channels: Set<String>?) throws(CatalogError) {
+        known.withLock { $0 = nil }
         try FileIO.atomicReplace(catalogPath, with: catalog.encoded())
+        let stamp = FileStamp(of: catalogPath)   // under the lock: the file just written
         do throws(CatalogError) {
             try FileIO.atomicReplace(latestDetailsPath, with: catalog.latestDetailsJSON(publicBaseURL: baseURL(of: catalog)))
         } catch {
             throw CatalogError(error.code, "the catalog was updated but latest_model_details.json was not: \(error.message)")
         }
         do throws(CatalogError) {
-            try rules.write(catalog, publicBaseURL: baseURL(of: catalog), now: Timestamp.now().millisecondsSinceEpoch / 1000, resign: false)
+            try rules.write(catalog, publicBaseURL: baseURL(of: catalog), now: Timestamp.now().millisecondsSinceEpoch / 1000,
+                            resign: false, only: channels)
         } catch {
             throw CatalogError(error.code, "the catalog was updated but its rules files were not: \(error.message)")
         }
+        // Only a complete write is handed on: after a failure the next reader reads the file,
+        // and a refresh checks every channel.
+        known.withLock { $0 = (stamp, catalog, true) }
     }
 
     // MARK: - Operations
 
     /// Publishes a verified upload. Consumes the upload (see `commit`).
     public func publish(_ upload: FinishedUpload, _ request: PublishRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
-        try commit(upload, isRecorded: { $0.release(id: $1.id) != nil }) { (catalog, chunks) throws(CatalogError) in
+        let unpackedSize = Self.unpackedSize(of: upload, ext: request.ext)   // outside the lock: it reads the file
+        return try commit(upload, isRecorded: { $0.release(id: $1.id) != nil }) { (catalog, chunks) throws(CatalogError) in
             try request.precheck(against: catalog)
             var id = request.id ?? Release.newID()
             while request.id == nil && catalog.isIDInUse(id) { id = Release.newID() }
             let release = try catalog.append { (seq) throws(CatalogError) in
-                try Release(
+                var release = try Release(
                     id: id, seq: seq, ext: request.ext, sha256: upload.sha256, size: upload.size, chunks: chunks,
                     sdkMin: request.sdkMin, sdkMax: request.sdkMax, channel: request.channel,
                     rolloutPercent: request.rolloutPercent, label: request.label, publishedAt: now,
-                    contentType: request.contentType, guardPlan: request.guardPlan.map { $0.started(at: now) })
+                    contentType: request.contentType, guardPlan: request.guardPlan.map { $0.started(at: now) },
+                    base: request.base, info: request.info)
+                release.unpackedSize = unpackedSize
+                return release
             }
             return (release, release.file)
         }
@@ -167,13 +207,21 @@ public final class CatalogStore: Sendable {
     /// Adds a verified upload as a variant of release `id` (SPEC §3.1) under a fresh UUID file
     /// name; answers the release. Consumes the upload (see `commit`).
     public func addVariant(_ upload: FinishedUpload, to id: String, _ request: VariantRequest, now: Timestamp = .now()) throws(CatalogError) -> Versioned<Release> {
-        try commit(upload, isRecorded: { c, r in c.release(id: r.id)?.liveVariant(named: request.name) != nil }) { (catalog, chunks) throws(CatalogError) in
+        let unpackedSize = Self.unpackedSize(of: upload, ext: request.ext)
+        return try commit(upload, isRecorded: { c, r in c.release(id: r.id)?.liveVariant(named: request.name) != nil }) { (catalog, chunks) throws(CatalogError) in
             var fileID = Release.newID()
             while catalog.isIDInUse(fileID) { fileID = Release.newID() }
-            let variant = try Variant(name: request.name, fileID: fileID, ext: request.ext, sha256: upload.sha256,
+            var variant = try Variant(name: request.name, fileID: fileID, ext: request.ext, sha256: upload.sha256,
                                       size: upload.size, chunks: chunks, requires: request.requires, addedAt: now)
+            variant.unpackedSize = unpackedSize
             return (try catalog.addVariant(variant, to: id), variant.file)
         }
+    }
+
+    /// SPEC §3.2 `disk_bytes`: what a zip unpacks to on the device, for the files the client
+    /// unpacks (`ext` ending in `zip`).
+    private static func unpackedSize(of upload: FinishedUpload, ext: String) -> Int64? {
+        ext.hasSuffix("zip") ? ZipContents.unpackedSize(ofFileAt: upload.path) : nil
     }
 
     /// Crash-safe order for every new file: its chunk list (SPEC §14) is written durably and

@@ -21,6 +21,9 @@ public final class CatalogWatcher: Sendable {
     public let intervalMilliseconds: Int32
     private let onChange: @Sendable (Catalog) -> Void
     private let onError: @Sendable (CatalogError) -> Void
+    /// After `onChange` of a change the thread's poll found (another process's): how long the
+    /// read, decode and `onChange` took, for the log line an operator times reloads by.
+    private let onPolledChange: @Sendable (Catalog, Duration) -> Void
     /// After every poll of the thread: an observable heartbeat (`modeld_catalog_polls_total`).
     private let onPoll: @Sendable () -> Void
     private let state = Mutex(State())
@@ -32,12 +35,14 @@ public final class CatalogWatcher: Sendable {
         store: CatalogStore, intervalMilliseconds: Int32 = 500,
         onPoll: @escaping @Sendable () -> Void = {},
         onChange: @escaping @Sendable (Catalog) -> Void,
-        onError: @escaping @Sendable (CatalogError) -> Void
+        onError: @escaping @Sendable (CatalogError) -> Void,
+        onPolledChange: @escaping @Sendable (Catalog, Duration) -> Void = { _, _ in }
     ) {
         self.store = store
         self.intervalMilliseconds = max(10, intervalMilliseconds)
         self.onChange = onChange
         self.onError = onError
+        self.onPolledChange = onPolledChange
         self.onPoll = onPoll
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
@@ -103,7 +108,15 @@ public final class CatalogWatcher: Sendable {
     /// also returns the outcome to the caller.
     @discardableResult
     public func reloadNow() -> Result<Catalog, CatalogError> {
-        reload(force: true)!
+        reload(force: true, fromDisk: true)!
+    }
+
+    /// After a change made through `store` in this process: delivers the catalog it wrote
+    /// without reading the file back (SPEC §17.1), or what is on disk if another writer has
+    /// replaced it since.
+    @discardableResult
+    public func reloadAfterChange() -> Result<Catalog, CatalogError> {
+        reload(force: true, fromDisk: false)!
     }
 
     /// One poll step (also what the thread runs): reloads when the file's signature changed.
@@ -111,11 +124,11 @@ public final class CatalogWatcher: Sendable {
     func poll() -> Result<Catalog, CatalogError>? {
         let sig = signature()
         guard state.withLock({ $0.signature }) != sig else { return nil }
-        return reload(force: false)
+        return reload(force: false, fromDisk: false)
     }
 
     /// nil when not forced and a concurrent reload already took this version.
-    private func reload(force: Bool) -> Result<Catalog, CatalogError>? {
+    private func reload(force: Bool, fromDisk: Bool) -> Result<Catalog, CatalogError>? {
         reloadLock.withLock { _ in
             // Stat before reading: if the file changes mid-read the next poll sees a new signature.
             let sig = signature()
@@ -123,9 +136,11 @@ public final class CatalogWatcher: Sendable {
                 return nil
             }
             state.withLock { $0.signature = sig }
+            let start = ContinuousClock.now
             do throws(CatalogError) {
-                let catalog = try store.load()
+                let catalog = try fromDisk ? store.loadFromDisk() : store.load()
                 onChange(catalog)
+                if !force { onPolledChange(catalog, ContinuousClock.now - start) }
                 return .success(catalog)
             } catch {
                 onError(error)  // once per bad version: the signature is recorded

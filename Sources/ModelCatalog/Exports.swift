@@ -1,3 +1,3 @@
-// Selection's vocabulary (SDKVersion, DeviceAttributes, VariantRequirements, ReleaseSelector) is
-// the catalog's too: every user of ModelCatalog sees it without a second import.
-@_exported import ReleaseSelection
+// The catalog's value types (CatalogValue, pure, with selection's vocabulary) are every
+// ModelCatalog user's too, without a second import.
+@_exported import CatalogValue

@@ -43,28 +43,34 @@ public struct RulesFiles: Sendable {
 
     /// Takes the publish lock and brings every channel's files up to date with the catalog on
     /// disk (a running server after an offline change, and every `resign_seconds` with
-    /// `resign`).
+    /// `resign`). Without `resign`, a catalog this store wrote itself is already up to date (its
+    /// change wrote the rules under the same lock): nothing is read or compared.
     @discardableResult
     public func refresh(store: CatalogStore, now: Int64, resign: Bool) throws(CatalogError) -> Written {
         try FileIO.makeDirectory(store.directory)
         return try PublishLock.withLock(path: store.lockPath) { () throws(CatalogError) -> Written in
+            if !resign && store.isOnDiskAsWritten { return Written() }
             let catalog = try store.load()
             return try write(catalog, publicBaseURL: store.baseURL(of: catalog), now: now, resign: resign)
         }
     }
 
-    /// Under the publish lock: for each channel whose rules differ from the snapshot its pointer
-    /// names (or that has none), writes the snapshot at the catalog's version, then its pointer;
-    /// with `resign`, also re-signs the pointers of unchanged channels. Prunes old snapshots.
+    /// Under the publish lock: for each channel of `only` (nil: every channel) whose rules
+    /// differ from the snapshot its pointer names (or that has none), writes the snapshot at the
+    /// catalog's version, then its pointer; with `resign`, also re-signs the pointers of
+    /// unchanged channels. Prunes old snapshots of the channels it wrote.
     /// Every body is derived from `catalog` (SPEC §12.1): a snapshot file for the version that
     /// holds other bytes is refused — reported, and the channel keeps its previous pointer.
     @discardableResult
-    public func write(_ catalog: Catalog, publicBaseURL: String, now: Int64, resign: Bool) throws(CatalogError) -> Written {
+    public func write(_ catalog: Catalog, publicBaseURL: String, now: Int64, resign: Bool, only: Set<String>? = nil) throws(CatalogError) -> Written {
         var written = Written()
-        for channel in catalog.channels {
+        for (channel, releases) in catalog.releasesByChannel.sorted(by: { $0.key < $1.key }) where only?.contains(channel) ?? true {
+            let derive = { (version: Int64) in
+                Catalog.rulesJSON(channel: channel, releases: releases, catalogVersion: version, publicBaseURL: publicBaseURL)
+            }
             var version = catalog.catalogVersion
-            var body = catalog.rulesJSON(channel: channel, catalogVersion: version, publicBaseURL: publicBaseURL)
-            if let kept = unchanged(channel: channel, of: catalog, publicBaseURL: publicBaseURL) {
+            var body = derive(version)
+            if let kept = unchanged(channel: channel, derive: derive) {
                 guard resign else { continue }   // unchanged: keep both files
                 (version, body) = kept
             } else {
@@ -87,14 +93,18 @@ public struct RulesFiles: Sendable {
             written.channels.append(channel)
             SnapshotRetention.prune(directory: directory + "/" + channel, current: version, graceDays: graceDays, now: now)
         }
+        if !catalog.channels.isEmpty {
+            try FileIO.makeDirectory(directory)
+            try RulesIndexFile(files: self).write(catalog: catalog.catalogVersion, channels: catalog.channels, now: now, resign: resign)
+        }
         return written
     }
 
     /// The version and bytes of `channel`'s current snapshot when the catalog still derives
     /// exactly those bytes for that version (its rules did not change since); nil otherwise.
-    private func unchanged(channel: String, of catalog: Catalog, publicBaseURL: String) -> (version: Int64, body: [UInt8])? {
+    private func unchanged(channel: String, derive: (Int64) -> [UInt8]) -> (version: Int64, body: [UInt8])? {
         guard let current = currentPointer(channel: channel) else { return nil }
-        let derived = catalog.rulesJSON(channel: channel, catalogVersion: current.catalog, publicBaseURL: publicBaseURL)
+        let derived = derive(current.catalog)
         guard (try? FileIO.read(snapshotPath(channel: channel, catalog: current.catalog))) == derived else { return nil }
         return (current.catalog, derived)
     }

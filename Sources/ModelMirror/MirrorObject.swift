@@ -60,8 +60,8 @@ extension MirrorObject {
     /// file not garbage-collected (publication order, each release's variants in insertion order
     /// after its own file; removed variants and retired releases in grace included, since modeld
     /// serves them too), then details snapshots (ascending N) and rules snapshots (by channel,
-    /// ascending N), then the rules pointers, `latest_model_details.json` and its `.sig.json`
-    /// last — so no JSON is ever visible before the files it names (SPEC §9.1, §9.2).
+    /// ascending N), then the rules pointers and the rules index, `latest_model_details.json`
+    /// and its `.sig.json` last — so no JSON is ever visible before the files it names (SPEC §9.1, §9.2).
     /// `json` lists the JSON files present locally; absent ones are simply not mirrored.
     public static func desired(catalog: Catalog, modelsDir: String, prefix: String, json: [LocalJSON], pointerMaxAge: Int) -> [MirrorObject] {
         let base = prefix.isEmpty ? "models/" : prefix + "/models/"
@@ -95,7 +95,9 @@ extension MirrorObject {
             objects.append(MirrorObject(kind: .snapshot, key: base + file.name, localPath: file.localPath, size: file.size, sha256: file.sha256,
                                         contentType: "application/json", cacheControl: immutableCacheControl))
         }
-        let rulesPointers = json.map(\.name).filter(isRulesPointer).sorted()
+        // The rules index (SPEC §17.2, `rules/index.sig.json`, listed as a pointer) after the
+        // channels' pointers: every snapshot it names is already up.
+        let rulesPointers = json.map(\.name).filter(isRulesPointer).sorted { ($0 == rulesIndexName ? 1 : 0, $0) < ($1 == rulesIndexName ? 1 : 0, $1) }
         for name in rulesPointers + pointerNames {
             guard let file = json.first(where: { $0.name == name }) else { continue }
             objects.append(MirrorObject(kind: .pointer, key: base + name, localPath: file.localPath, size: file.size, sha256: file.sha256,
@@ -103,6 +105,8 @@ extension MirrorObject {
         }
         return objects
     }
+
+    static let rulesIndexName = "rules/index.sig.json"
 
     /// The details pointer files, in the order they are uploaded (after the rules pointers).
     public static let pointerNames = ["latest_model_details.json", "latest_model_details.sig.json"]

@@ -141,7 +141,7 @@ package final class BackgroundTaskBook: Sendable {
     /// that finished earlier (even in an earlier launch), else the session's task for it
     /// (adopted, or started from kept resume data), awaited. The channel's tasks for other
     /// releases are cancelled. Cancelling the caller cancels the task and keeps its resume data.
-    func fetch(_ release: Release, channel: String, session: any BackgroundSession,
+    func fetch(_ release: ReleaseDocument, channel: String, session: any BackgroundSession,
                progress: ProgressBroadcaster?) async throws -> (file: URL, bytesFetched: Int64) {
         let files = files(channel, release.id)
         let key = Self.key(channel, release.id)
@@ -189,7 +189,7 @@ package final class BackgroundTaskBook: Sendable {
     /// Cancels the channel's tasks for anything but `release` (nil: every one) and forgets their
     /// records; returns the task already downloading `release`, if any.
     @discardableResult
-    func keepOnly(_ release: Release?, channel: String, session: any BackgroundSession) async -> BackgroundTask? {
+    func keepOnly(_ release: ReleaseDocument?, channel: String, session: any BackgroundSession) async -> BackgroundTask? {
         var adopted: BackgroundTask?
         for task in await session.unfinishedTasks() {
             guard let record = BackgroundTaskRecord(taskDescription: task.description), record.channel == channel else { continue }
@@ -205,7 +205,7 @@ package final class BackgroundTaskBook: Sendable {
 
     /// Size and SHA-256 against the signed release; a mismatch deletes the file, its record and
     /// resume data (the next update starts over) and fails as a verification failure.
-    private func verified(_ release: Release, _ files: BackgroundTaskFiles) throws -> URL {
+    private func verified(_ release: ReleaseDocument, _ files: BackgroundTaskFiles) throws -> URL {
         let path = files.download.path
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil  // unreadable: no file
         guard let size else { throw ModeldClientError.network("the background download of \(release.url) left no file") }

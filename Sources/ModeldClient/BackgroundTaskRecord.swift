@@ -11,7 +11,7 @@ struct BackgroundTaskRecord: Codable, Equatable, Sendable {
     /// The whole file's URL: the only transfer a background session carries.
     let url: String
 
-    init(channel: String, release: Release) {
+    init(channel: String, release: ReleaseDocument) {
         self.channel = channel
         self.release = release.id
         size = release.size
@@ -36,7 +36,7 @@ struct BackgroundTaskRecord: Codable, Equatable, Sendable {
     }
 
     /// Whether this task downloads `release` exactly (an id republished elsewhere does not count).
-    func describes(_ release: Release, channel: String) -> Bool { self == Self(channel: channel, release: release) }
+    func describes(_ release: ReleaseDocument, channel: String) -> Bool { self == Self(channel: channel, release: release) }
 }
 
 /// The files of one release's background download in its channel's `partial/` directory; all

@@ -27,7 +27,7 @@ public struct BundledModel: Sendable, Equatable {
     /// The bundled model as the client reports an active model.
     func installed(channel: String, sdkVersion: String) -> InstalledModel {
         let size = url.flatMap { try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int64 } ?? 0  // unknown size reads 0: the file is the app's, not ours to check
-        let release = Release(url: url?.absoluteString ?? "", id: id, sha256: sha256, size: size, sdkMin: sdkVersion,
+        let release = ReleaseDocument(url: url?.absoluteString ?? "", id: id, sha256: sha256, size: size, sdkMin: sdkVersion,
                               sdkMax: nil, channel: channel, label: "bundled", publishedAt: nil, variant: nil)
         return InstalledModel(release: release, path: url ?? URL(fileURLWithPath: "/"), prepared: nil, isBundled: true)
     }

@@ -111,7 +111,7 @@ struct CacheDirectory {
         for id in ids {
             for directory in modelDirectories {
                 let release = directory.appendingPathComponent(id).appendingPathComponent("release.json")
-                if let data = try DiskIO.readIfExists(release), let decoded = try? JSONDecoder().decode(Release.self, from: data) {  // an unreadable release.json names no channel: try the next model
+                if let data = try DiskIO.readIfExists(release), let decoded = try? JSONDecoder().decode(ReleaseDocument.self, from: data) {  // an unreadable release.json names no channel: try the next model
                     return ModeldConfiguration.isChannelName(decoded.channel) ? decoded.channel : nil
                 }
             }

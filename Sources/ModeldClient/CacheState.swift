@@ -56,7 +56,7 @@ struct CacheState: Codable, Equatable {
 /// An installed model: the verified file and the release it came from (or the model the app
 /// bundles, ``isBundled``).
 public struct InstalledModel: Sendable, Equatable {
-    public let release: Release
+    public let release: ReleaseDocument
     /// The model file (`models/<id>/model.<ext>`; a bundled model's configured URL).
     public let path: URL
     /// What the app loads when it is not the file itself: the unpacked archive
@@ -67,6 +67,13 @@ public struct InstalledModel: Sendable, Equatable {
     public var id: String { release.id }
     public var sha256: String { release.sha256 }
     public var size: Int64 { release.size }
+    /// What the release said before the download (SPEC §3.2), kept with the model.
+    public var displayName: String? { release.displayName }
+    public var license: ReleaseLicense? { release.license }
+    public var minRAMMB: Int? { release.minRAMMB }
+    public var diskBytes: Int64? { release.diskBytes }
+    /// The model this one applies on top of (an adapter), nil for a model that stands alone.
+    public var base: ReleaseBase? { release.base }
 }
 
 /// One channel's part of the cache (``CacheDirectory``) and the only writer of its
@@ -138,7 +145,7 @@ struct CacheStore {
     func installed(_ id: String) -> InstalledModel? {
         let dir = models.appendingPathComponent(id)
         guard let data = try? Data(contentsOf: dir.appendingPathComponent("release.json")),  // see above: absent = not installed
-              let release = try? JSONDecoder().decode(Release.self, from: data) else { return nil }  // written by us from a verified release
+              let release = try? JSONDecoder().decode(ReleaseDocument.self, from: data) else { return nil }  // written by us from a verified release
         let path = dir.appendingPathComponent("model.\(release.fileExtension)")
         guard FileManager.default.fileExists(atPath: path.path) else { return nil }
         return InstalledModel(release: release, path: path, prepared: Self.prepared(in: dir))
@@ -151,12 +158,12 @@ struct CacheStore {
     }
 
     /// Moves a verified file into a staging directory (`models/.<id>.tmp-…/`) with its release.
-    func stage(_ file: URL, as release: Release) throws -> URL {
+    func stage(_ file: URL, as release: ReleaseDocument) throws -> URL {
         let staging = models.appendingPathComponent(".\(release.id).tmp-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: false)
             try DiskIO.moveDurably(file, to: staging.appendingPathComponent("model.\(release.fileExtension)"))
-            try DiskIO.atomicWrite(try JSONEncoder().encode(release), to: staging.appendingPathComponent("release.json"))
+            try DiskIO.atomicWrite(Data(release.json), to: staging.appendingPathComponent("release.json"))   // the document's one encoder (ReleaseSelection)
         } catch {
             try? FileManager.default.removeItem(at: staging)  // the error above is the one to report; a leftover is collected at the next start
             throw error
@@ -166,7 +173,7 @@ struct CacheStore {
 
     /// Renames a staging directory to `models/<id>/`: a crash leaves either no directory or a
     /// complete one (a half-built one only under its staging name, collected later).
-    func commit(_ staging: URL, as release: Release) throws -> InstalledModel {
+    func commit(_ staging: URL, as release: ReleaseDocument) throws -> InstalledModel {
         let target = models.appendingPathComponent(release.id)
         do {
             if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }

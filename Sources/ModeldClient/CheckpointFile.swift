@@ -29,7 +29,7 @@ final class CheckpointFile: Sendable {
     private let fd = Locked<Int32>(-1)
 
     /// A full download's record, `partial/<id>.json`.
-    convenience init(release: Release, directory: URL) {
+    convenience init(release: ReleaseDocument, directory: URL) {
         self.init(url: directory.appendingPathComponent("\(release.id).json"), sha256: release.sha256, size: release.size)
     }
 

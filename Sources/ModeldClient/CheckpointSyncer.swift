@@ -5,12 +5,21 @@ import Dispatch
 /// fdatasync per 64 MiB (16 for 1 GiB, not one per few MiB); a slow one loses at most 2 s of
 /// transfer to a crash. The syncer overlaps each with the next interval, so a crash re-fetches
 /// at most two intervals.
+///
+/// Both run only as bytes arrive, so a stall would leave up to 64 MiB undurable for as long as
+/// it lasts (an app killed on a train): the stall rule (v6) makes them durable once none has
+/// arrived for 2 s, checked from the sink's ``ResponseSink/tick()``.
 enum CheckpointPolicy {
     static let bytes: Int64 = 64 << 20
     static let interval: Duration = .seconds(2)
 
     static func isDue(bytes written: Int64, since elapsed: Duration) -> Bool {
         written >= bytes || (written > 0 && elapsed >= interval)
+    }
+
+    /// `undurable` bytes arrived since the last checkpoint and the link has been silent for `silence`.
+    static func isStalled(undurable: Int64, silentFor silence: Duration) -> Bool {
+        undurable > 0 && silence >= interval
     }
 }
 

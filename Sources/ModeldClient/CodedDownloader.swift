@@ -8,7 +8,7 @@ import TensorPackFiles
 /// memory holds the block index, one coded block and its decoding (and the base's block), never
 /// the file. Every block is checked against its SHA-256 before it is written, then the whole
 /// file's size and SHA-256 against the release. Progress is made durable as
-/// ``CheckpointPolicy`` says, at block boundaries only (`<id>.decoded.json` records the coded
+/// ``CheckpointPolicy`` says (a stall included), at block boundaries only (`<id>.decoded.json` records the coded
 /// bytes consumed, `<id>.decoded.head` keeps the header and index), so a crash resumes with a
 /// range request from the first block not on disk. Damaged, missing or mismatched coded bytes
 /// throw ``TransferFallback``; network and server errors keep the progress for the next run.
@@ -27,7 +27,7 @@ struct CodedDownloader {
     var progress: ProgressBroadcaster?
 
     /// The verified file and the body bytes this run fetched for it.
-    func build(_ release: Release, from source: Source) async throws -> (file: URL, bytesFetched: Int64) {
+    func build(_ release: ReleaseDocument, from source: Source) async throws -> (file: URL, bytesFetched: Int64) {
         guard let url = URL(string: source.url) else { throw TransferFallback(reason: "bad url \(source.url)") }
         let file = directory.appendingPathComponent("\(release.id).decoded")
         let sink = try DecodingSink(release: release, source: source, file: file, progress: progress)
@@ -57,7 +57,7 @@ struct CodedDownloader {
 /// Receives a packed file or patch, decodes each block as its last byte arrives and writes it
 /// at its place in the output. Used by one thread at a time, as ``PartialFile`` is.
 final class DecodingSink: ResumableSink {
-    private let release: Release
+    private let release: ReleaseDocument
     private let source: CodedDownloader.Source
     private let output: BuiltFile
     private let checkpointFile: CheckpointFile
@@ -73,12 +73,14 @@ final class DecodingSink: ResumableSink {
     /// The coded offset of the last checkpoint handed to `syncer`, and when.
     private var lastCheckpoint: Int64
     private var lastCheckpointAt = ContinuousClock.now
+    /// When the last coded bytes arrived (the stall rule's clock).
+    private var lastByteAt = ContinuousClock.now
     private var reported: Int64 = 0
 
     /// Resumes from the recorded block boundary when the record and the kept header are this
     /// very transfer's; otherwise starts afresh (the stale record deleted first, durably, so it
     /// can never vouch for the new bytes).
-    init(release: Release, source: CodedDownloader.Source, file: URL, progress: ProgressBroadcaster?) throws {
+    init(release: ReleaseDocument, source: CodedDownloader.Source, file: URL, progress: ProgressBroadcaster?) throws {
         self.release = release
         self.source = source
         broadcaster = progress
@@ -110,7 +112,7 @@ final class DecodingSink: ResumableSink {
     /// Output bytes already decoded and on disk.
     var decodedBytes: Int64 { min(Int64(decoder.blockIndex) * Int64(PackHeader.blockSize), release.size) }
 
-    private static func resumePoint(_ checkpoint: CheckpointFile, _ headURL: URL, release: Release,
+    private static func resumePoint(_ checkpoint: CheckpointFile, _ headURL: URL, release: ReleaseDocument,
                                     source: CodedDownloader.Source) -> (PackHeader, Int)? {
         guard let offset = checkpoint.recordedOffset(), let bytes = try? Data(contentsOf: headURL),
               let header = try? PackHeader(decoding: Array(bytes)), (try? check(header, release: release, source: source)) != nil,
@@ -119,7 +121,7 @@ final class DecodingSink: ResumableSink {
     }
 
     /// The header must describe exactly the release's file, from this coded file and base.
-    private static func check(_ header: PackHeader, release: Release, source: CodedDownloader.Source) throws(TransferFallback) {
+    private static func check(_ header: PackHeader, release: ReleaseDocument, source: CodedDownloader.Source) throws(TransferFallback) {
         let kind: PackHeader.Kind = source.base == nil ? .pack : .patch
         guard header.kind == kind, header.fileSize == source.size, header.outputSize == release.size,
               Hex.encode(header.outputSHA256) == release.sha256 else {
@@ -153,6 +155,7 @@ final class DecodingSink: ResumableSink {
         }
         received += Int64(bytes.count)
         fetched += Int64(bytes.count)
+        lastByteAt = .now
         decoder.append(bytes)
         try drain()
         if received - reported >= 1 << 20 || received == source.size {
@@ -178,6 +181,20 @@ final class DecodingSink: ResumableSink {
             let done = header.offsets[decoder.blockIndex]
             if CheckpointPolicy.isDue(bytes: done - lastCheckpoint, since: ContinuousClock.now - lastCheckpointAt) { try checkpoint(at: done) }
         }
+    }
+
+    /// The coded offset the blocks on disk end at (nil before the header is kept).
+    private var decodedEnd: Int64? {
+        guard let header = decoder.header, headerKept else { return nil }
+        return header.offsets[decoder.blockIndex]
+    }
+
+    /// The stall rule (``CheckpointPolicy/isStalled(undurable:silentFor:)``): the blocks
+    /// written become durable once the link has been silent for 2 s. A block's bytes that are
+    /// not all in are fetched again (a checkpoint names block boundaries only).
+    func tick() throws {
+        guard let end = decodedEnd, CheckpointPolicy.isStalled(undurable: end - lastCheckpoint, silentFor: .now - lastByteAt) else { return }
+        try checkpoint(at: end)
     }
 
     /// Has the syncer fsync the blocks written so far, then record the coded offset they end at.
@@ -209,9 +226,7 @@ final class DecodingSink: ResumableSink {
     func checkpointQuietly() {
         // The transfer's own error is the one reported; a checkpoint that fails here only means
         // the next resume starts from the one before.
-        if let header = decoder.header, headerKept, header.offsets[decoder.blockIndex] > lastCheckpoint {
-            try? checkpoint(at: header.offsets[decoder.blockIndex])
-        }
+        if let end = decodedEnd, end > lastCheckpoint { try? checkpoint(at: end) }
         try? syncer.drain()
     }
 

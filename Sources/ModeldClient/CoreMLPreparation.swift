@@ -9,7 +9,7 @@ import CoreML
 /// Elsewhere (Linux, and watchOS, which has no on-device compiler) nothing is compiled. No `#available`: the package's minimum platforms
 /// (SPEC §13.1: iOS 16, macOS 13, …) are those of `MLModel.compileModel(at:) async`.
 enum CoreMLPreparation {
-    static func prepare(_ release: Release, staging: URL) async throws {
+    static func prepare(_ release: ReleaseDocument, staging: URL) async throws {
         #if canImport(CoreML) && !os(watchOS)
         let source: URL
         if release.fileExtension == "mlmodel" {

@@ -121,5 +121,7 @@ private final class SinkAdapter: CurlResponseSink {
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer) throws { try sink.receive(bytes) }
+
+    func tick() throws { try sink.tick() }
 }
 #endif

@@ -12,7 +12,7 @@ struct DeltaCheckpoint: Codable, Equatable {
     var done: Data
     var fetched: Int64
 
-    init(release: Release, list: String, chunks: Int) {
+    init(release: ReleaseDocument, list: String, chunks: Int) {
         self.release = release.id
         sha256 = release.sha256
         self.list = list
@@ -31,7 +31,7 @@ struct DeltaCheckpoint: Codable, Equatable {
         let url: URL
 
         /// The record of this very build, or nil (none, unreadable, or another release or list).
-        func load(release: Release, list: String) -> DeltaCheckpoint? {
+        func load(release: ReleaseDocument, list: String) -> DeltaCheckpoint? {
             guard let data = try? Data(contentsOf: url), let c = try? JSONDecoder().decode(DeltaCheckpoint.self, from: data),
                   c.release == release.id, c.sha256 == release.sha256, c.list == list, c.done.count == (c.chunks + 7) / 8 else { return nil }
             return c

@@ -22,10 +22,10 @@ struct DeltaDownloader {
     let directory: URL
     var progress: ProgressBroadcaster?
 
-    func fileURL(_ release: Release) -> URL { directory.appendingPathComponent("\(release.id).delta") }
+    func fileURL(_ release: ReleaseDocument) -> URL { directory.appendingPathComponent("\(release.id).delta") }
 
     /// The verified file and the bytes fetched for it (by this and any earlier, crashed, run).
-    func build(_ release: Release, target: ChunkList, listSHA256: String, sources: [Source]) async throws -> (file: URL, bytesFetched: Int64) {
+    func build(_ release: ReleaseDocument, target: ChunkList, listSHA256: String, sources: [Source]) async throws -> (file: URL, bytesFetched: Int64) {
         guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
         let file = fileURL(release)
         let checkpoints = DeltaCheckpoint.File(url: directory.appendingPathComponent("\(release.id).delta.json"))
@@ -117,7 +117,7 @@ extension DeltaDownloader {
 
 /// Which chunks are in place and how much was fetched, shared by the concurrent range sinks;
 /// made durable (data fsynced first, then the record) when ``CheckpointPolicy`` says so (64 MiB
-/// fetched or 2 s with new chunks, as a full download).
+/// fetched, 2 s with new chunks, or 2 s of silence after them, as a full download).
 /// Reports `downloading(bytes: fetched, total: fetched before + to fetch)` to `broadcaster`,
 /// under the lock (so in order) and at most once per `reportInterval`, as a full download does.
 final class DeltaProgress: Sendable {
@@ -127,6 +127,8 @@ final class DeltaProgress: Sendable {
         var checkpoint: DeltaCheckpoint
         var sinceCheckpoint: Int64 = 0
         var lastCheckpointAt = ContinuousClock.now
+        /// When the last bytes of any range arrived (the stall rule's clock).
+        var lastByteAt = ContinuousClock.now
         /// Bytes fetched when the plan's fetches end (by earlier runs too); nil until planned.
         var total: Int64?
         var reported: Int64 = 0
@@ -158,6 +160,7 @@ final class DeltaProgress: Sendable {
     func received(_ count: Int) {
         state.withLock { s in
             s.checkpoint.fetched += Int64(count)
+            s.lastByteAt = .now
             if s.checkpoint.fetched - s.reported >= Self.reportInterval || s.checkpoint.fetched == s.total { report(&s) }
         }
     }
@@ -179,6 +182,15 @@ final class DeltaProgress: Sendable {
 
     func checkpoint() throws { try state.withLock { try write(&$0) } }
 
+    /// The stall rule (``CheckpointPolicy/isStalled(undurable:silentFor:)``): the chunks in
+    /// place become durable once no range has received a byte for 2 s (a chunk not all in is
+    /// fetched again).
+    func tick() throws {
+        try state.withLock { s in
+            if CheckpointPolicy.isStalled(undurable: s.sinceCheckpoint, silentFor: .now - s.lastByteAt) { try write(&s) }
+        }
+    }
+
     private func write(_ s: inout State) throws {
         try output.sync()
         try file.save(s.checkpoint)
@@ -191,7 +203,7 @@ final class DeltaProgress: Sendable {
 /// fallback; every chunk hashed and written as soon as its last byte arrives.
 final class RangeSink: ResponseSink {
     private let fetch: DeltaPlan.Fetch
-    private let release: Release
+    private let release: ReleaseDocument
     private let target: ChunkList
     private let offsets: [Int64]
     private let output: BuiltFile
@@ -200,7 +212,7 @@ final class RangeSink: ResponseSink {
     private var buffer: [UInt8] = []
     private var received: Int64 = 0
 
-    init(fetch: DeltaPlan.Fetch, release: Release, target: ChunkList, offsets: [Int64], output: BuiltFile, progress: DeltaProgress) {
+    init(fetch: DeltaPlan.Fetch, release: ReleaseDocument, target: ChunkList, offsets: [Int64], output: BuiltFile, progress: DeltaProgress) {
         self.fetch = fetch
         self.release = release
         self.target = target
@@ -248,6 +260,8 @@ final class RangeSink: ResponseSink {
             if buffer.count == target.chunks[chunk].length { try complete() }
         }
     }
+
+    func tick() throws { try progress.tick() }
 
     private func complete() throws {
         let expected = target.chunks[chunk]

@@ -18,6 +18,9 @@ extension DeviceAttributes {
         if let device, !Self.isDevice(device) {
             throw ModeldClientError.invalidConfiguration("device '\(device)' is not 1–64 printable ASCII characters")
         }
+        if let systemModel, !Self.isSystemModel(systemModel) {
+            throw ModeldClientError.invalidConfiguration("system_model '\(systemModel)' is not [A-Za-z0-9._-]{1,32}")
+        }
     }
 
     /// `text` without what is not printable ASCII, spaces trimmed, at most `limit` characters.

@@ -21,7 +21,7 @@ public struct DownloadConditions: Sendable, Equatable {
 
     /// Whether `release` may be fetched under these conditions (the network ones are the
     /// transport's to enforce).
-    func admits(_ release: Release) -> Bool { maxBytes.map { release.size <= $0 } ?? true }
+    func admits(_ release: ReleaseDocument) -> Bool { maxBytes.map { release.size <= $0 } ?? true }
 
     /// The networks `traffic` may use: the conditions bind model bytes only; checks, rules and
     /// events go anywhere, so a phone on cellular still learns what is new and sends its

@@ -1,9 +1,11 @@
 import BinaryText
+import ChunkList
+import CryptoPrimitives
 import Foundation
 
 /// Streams a release's file into `partial/<id>.part` and proves it is the signed one (SPEC §13):
 /// a checkpoint made durable once 64 MiB or 2 s have passed since the last one (while the next
-/// ones arrive: ``CheckpointPolicy``), resume with `Range` + `If-Range: "<sha256>"`, identity encoding, a 200 to
+/// ones arrive), or after 2 s of silence (``CheckpointPolicy``), resume with `Range` + `If-Range: "<sha256>"`, identity encoding, a 200 to
 /// a range restarts from zero, abort at size + 1 byte, SHA-256 and size checked at the end.
 /// Nothing here touches the installed models.
 struct Downloader {
@@ -11,10 +13,13 @@ struct Downloader {
     let directory: URL
     /// Sees `downloading` as bytes reach the disk, then `verifying`.
     var progress: ProgressBroadcaster?
+    /// The release's verified chunk list, if it has one: a resume keeps the bytes on disk past
+    /// the checkpoint that match it (SPEC §13.2).
+    var chunks: ChunkList?
 
     /// Downloads (or resumes) `release` and returns the verified, fsynced file and the body
     /// bytes this call received for it.
-    func fetch(_ release: Release) async throws -> (file: URL, bytesFetched: Int64) {
+    func fetch(_ release: ReleaseDocument) async throws -> (file: URL, bytesFetched: Int64) {
         do {
             return try await attempt(release)
         } catch PartialFile.Restart.rangeNotSatisfiable {
@@ -24,8 +29,8 @@ struct Downloader {
         }
     }
 
-    private func attempt(_ release: Release) async throws -> (file: URL, bytesFetched: Int64) {
-        let partial = try PartialFile(release: release, directory: directory, progress: progress)
+    private func attempt(_ release: ReleaseDocument) async throws -> (file: URL, bytesFetched: Int64) {
+        let partial = try PartialFile(release: release, directory: directory, progress: progress, chunks: chunks)
         defer { partial.close() }
         let remaining = release.size - partial.written
         let available = try DiskIO.availableBytes(at: directory)
@@ -34,7 +39,9 @@ struct Downloader {
 
         guard let url = URL(string: release.url) else { throw ModeldClientError.verification("bad url \(release.url)") }
         do {
-            try await Self.streamRest(of: url, sha256: release.sha256, size: release.size, transport: transport, into: partial)
+            if partial.received < release.size {
+                try await Self.streamRest(of: url, sha256: release.sha256, size: release.size, transport: transport, into: partial)
+            }
             return (try partial.finish(), partial.fetched)
         } catch let error as ModeldClientError {
             if case .verification = error { partial.discard() } else { partial.checkpointQuietly() }
@@ -82,7 +89,7 @@ protocol ResumableSink: ResponseSink {
 final class PartialFile: ResumableSink {
     enum Restart: Error { case rangeNotSatisfiable }
 
-    private let release: Release
+    private let release: ReleaseDocument
     private let partURL: URL
     private let partPath: String
     private let checkpointFile: CheckpointFile
@@ -102,9 +109,11 @@ final class PartialFile: ResumableSink {
     /// The offset of the last checkpoint handed to `syncer`, and when.
     private var lastCheckpoint: Int64 = 0
     private var lastCheckpointAt = ContinuousClock.now
+    /// When the last body bytes arrived (the stall rule's clock).
+    private var lastByteAt = ContinuousClock.now
     private let progress: ProgressBroadcaster?
 
-    static func discard(_ release: Release, in directory: URL) throws {
+    static func discard(_ release: ReleaseDocument, in directory: URL) throws {
         for suffix in ["part", "json"] {
             let url = directory.appendingPathComponent("\(release.id).\(suffix)")
             guard try DiskIO.exists(url) else { continue }
@@ -114,9 +123,10 @@ final class PartialFile: ResumableSink {
         }
     }
 
-    /// Opens the partial, keeping only the prefix the checkpoint proves durable (an unsynced
-    /// tail may hold garbage after a crash), and re-hashes that prefix.
-    init(release: Release, directory: URL, progress: ProgressBroadcaster? = nil) throws {
+    /// Opens the partial, keeping the prefix the checkpoint proves durable and the whole chunks
+    /// after it that match `chunks` (an unsynced tail may hold garbage after a crash; a process
+    /// kill leaves it intact), and re-hashes that prefix.
+    init(release: ReleaseDocument, directory: URL, progress: ProgressBroadcaster? = nil, chunks: ChunkList? = nil) throws {
         self.release = release
         self.progress = progress
         partURL = directory.appendingPathComponent("\(release.id).part")
@@ -124,9 +134,11 @@ final class PartialFile: ResumableSink {
         checkpointFile = CheckpointFile(release: release, directory: directory)
         fd = open(partURL.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ModeldClientError.io("open \(partURL.path): \(DiskIO.errorText())") }
-        var offset: Int64 = 0
-        if let recorded = checkpointFile.recordedOffset(), recorded <= fileSize() { offset = recorded }
+        var durable: Int64 = 0
+        if let recorded = checkpointFile.recordedOffset(), recorded <= fileSize() { durable = recorded }
+        var offset = durable
         do {
+            if let chunks, chunks.fileSize == release.size { offset = try verifiedEnd(after: durable, chunks) }
             try truncate(to: offset)
             try rehashPrefix(offset)
         } catch {
@@ -134,7 +146,7 @@ final class PartialFile: ResumableSink {
             throw error
         }
         written = offset
-        lastCheckpoint = offset
+        lastCheckpoint = durable  // the kept tail is not known to be fsynced: the next checkpoint covers it
         pending.reserveCapacity(Self.pendingLimit)
         progress?.report(.downloading(bytes: offset, total: release.size))
     }
@@ -175,8 +187,16 @@ final class PartialFile: ResumableSink {
             throw ModeldClientError.verification("the server sent more than the \(release.size) bytes of release \(release.id)")
         }
         fetched += Int64(bytes.count)
+        lastByteAt = .now
         pending.append(contentsOf: bytes)
         if pending.count >= Self.pendingLimit { try flush() }
+    }
+
+    /// The stall rule (``CheckpointPolicy/isStalled(undurable:silentFor:)``): what arrived,
+    /// pending bytes included, becomes durable once the link has been silent for 2 s.
+    func tick() throws {
+        guard CheckpointPolicy.isStalled(undurable: received - lastCheckpoint, silentFor: .now - lastByteAt) else { return }
+        try checkpointReceived()
     }
 
     /// Writes the pending bytes, hands them to the hash thread, starts their writeback (so a
@@ -205,12 +225,17 @@ final class PartialFile: ResumableSink {
         lastCheckpointAt = .now
     }
 
+    /// Writes the pending bytes and checkpoints all that arrived.
+    private func checkpointReceived() throws {
+        try flush()
+        if written > lastCheckpoint { try checkpoint() }
+    }
+
     /// After a failed transfer: keep what arrived for the next resume.
     func checkpointQuietly() {
         // The transfer's own error is the one reported; a checkpoint that fails here only means
         // the next resume starts from the one before.
-        try? flush()
-        if written > lastCheckpoint { try? checkpoint() }
+        try? checkpointReceived()
         try? syncer.drain()
     }
 
@@ -251,6 +276,25 @@ final class PartialFile: ResumableSink {
     private func fileSize() -> Int64 {
         var info = stat()
         return fstat(fd, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    /// The end of the last of the consecutive chunks after `durable` that are wholly on disk and
+    /// match their SHA-256 (`durable` itself when the first does not).
+    private func verifiedEnd(after durable: Int64, _ list: ChunkList) throws -> Int64 {
+        let onDisk = fileSize()
+        var buffer = [UInt8](repeating: 0, count: ContentDefinedChunker.maxSize)
+        var end = durable
+        for (start, chunk) in zip(list.offsets, list.chunks) where start + Int64(chunk.length) > durable {
+            guard start + Int64(chunk.length) <= onDisk else { break }
+            let matches = try buffer.withUnsafeMutableBytes { raw in
+                let bytes = UnsafeMutableRawBufferPointer(rebasing: raw[0..<chunk.length])
+                return try DeltaDownloader.readFully(fd, bytes, at: start, path: partPath)
+                    && ChunkDigest(SHA256.hash(data: UnsafeRawBufferPointer(bytes))) == chunk.sha256
+            }
+            guard matches else { break }
+            end = start + Int64(chunk.length)
+        }
+        return end
     }
 
     private func rehashPrefix(_ length: Int64) throws {

@@ -8,3 +8,7 @@ public typealias DeviceAttributes = ReleaseSelection.DeviceAttributes
 public typealias ChunkListReference = ReleaseSelection.ChunkListReference
 public typealias PackedReference = ReleaseSelection.PackedReference
 public typealias PatchReference = ReleaseSelection.PatchReference
+public typealias ReleaseBase = ReleaseSelection.ReleaseBase
+public typealias ReleaseLicense = ReleaseSelection.ReleaseLicense
+/// A release as the update check answers it (SPEC §4.1): the document server and client share.
+public typealias ReleaseDocument = ReleaseSelection.ReleaseDocument

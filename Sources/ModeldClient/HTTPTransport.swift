@@ -23,10 +23,18 @@ struct ResponseHead: Sendable {
 }
 
 /// Receives one response as it streams in, on the transport's thread (one at a time).
-/// Throwing from either method cancels the transfer and fails the request with that error.
+/// Throwing from any method cancels the transfer and fails the request with that error.
 protocol ResponseSink: AnyObject {
     func receive(_ head: ResponseHead) throws
     func receive(_ bytes: UnsafeRawBufferPointer) throws
+    /// Called on the same thread after the head, at least about once a second while the body is
+    /// silent (more often while it streams), so a download can make a stall's progress durable
+    /// (SPEC §13.2) without a thread of its own racing its writes.
+    func tick() throws
+}
+
+extension ResponseSink {
+    func tick() throws {}
 }
 
 /// Sends requests and streams their responses into sinks: libcurl on Linux

@@ -36,6 +36,8 @@ protocol MetadataVerifier: Sendable {
     var acceptsUnsigned: Bool { get }
     func verifyLatest(_ answer: SignedAnswer, now: Date) throws -> Int64?
     func verifyPointer(_ bytes: [UInt8], now: Date) throws -> StaticPointer
+    /// `rules/index.sig.json` (SPEC §17.2), parsed and, with trusted keys, verified.
+    func verifyIndex(_ bytes: [UInt8], now: Date) throws -> RulesIndex
 }
 
 /// No trusted keys and `allowUnsigned`: every answer is accepted unsigned (development only;
@@ -48,6 +50,8 @@ struct UnsignedVerifier: MetadataVerifier {
     func verifyPointer(_ bytes: [UInt8], now: Date) throws -> StaticPointer {
         StaticPointer(try SignedMetadataVerifier.decode(bytes))
     }
+
+    func verifyIndex(_ bytes: [UInt8], now: Date) throws -> RulesIndex { try SignedMetadataVerifier.decodeIndex(bytes) }
 }
 
 extension ModeldConfiguration {

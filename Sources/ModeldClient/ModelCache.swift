@@ -16,13 +16,16 @@ public actor ModelCache {
     /// The settings every channel opens with; `channel` is the one ``defaultChannel()`` opens, and
     /// `bundledModel` belongs to that channel only.
     public nonisolated let configuration: ModeldConfiguration
-    private let transports: ChannelTransports
+    let transports: ChannelTransports
+    /// Verifies batched answers (SPEC §17.2), with the keys every channel trusts.
+    let verifier: any MetadataVerifier
     private let registration: String
     private var channels: [String: ModelChannel] = [:]
     private var closed = false
 
     public init(_ configuration: ModeldConfiguration) throws {
         _ = try configuration.validate()
+        verifier = try configuration.makeVerifier()
         registration = try OpenCaches.claim(configuration.cacheDirectory)
         do { transports = try ChannelTransports(configuration) } catch {
             OpenCaches.release(registration)

@@ -21,17 +21,29 @@ extension ModelChannel {
     func performCheck(_ trigger: UpdateTrigger) async throws -> CheckResult {
         try ensureOpen()
         let now = Date()
+        try checkDeferral(trigger, now: now)
+        return try await recordingBackoff {
+            switch configuration.source {
+            case .server(let base): try await checkServer(base, now: now, sendEvents: true)
+            case .staticFile(let url): try await checkStatic(url, now: now)
+            case .rules: try await checkRules(rules!, now: now)   // set by init in rules mode
+            }
+        }
+    }
+
+    /// Throws ``ModeldClientError/deferred(until:)`` while the stored back-off holds.
+    func checkDeferral(_ trigger: UpdateTrigger, now: Date) throws {
         if let until = Backoff.deferral(notBefore: state.notBefore, retryAfter: state.retryAfter, trigger: trigger, now: now) {
             throw ModeldClientError.deferred(until: until)
         }
+    }
+
+    /// Runs one check and keeps the back-off state: reset by a verified answer, advanced by a
+    /// failure that counts (``Backoff/advances(_:)``), persisted either way.
+    func recordingBackoff(_ check: () async throws -> CheckResult) async throws -> CheckResult {
         retryAfter = nil
         do {
-            let result: CheckResult
-            switch configuration.source {
-            case .server(let base): result = try await checkServer(base, now: now, sendEvents: true)
-            case .staticFile(let url): result = try await checkStatic(url, now: now)
-            case .rules: result = try await checkRules(rules!, now: now)   // set by init in rules mode
-            }
+            let result = try await check()
             state.failures = 0
             state.notBefore = nil
             state.retryAfter = nil
@@ -57,6 +69,9 @@ extension ModelChannel {
                      URLQueryItem(name: "channel", value: configuration.channel)]
         query.append(URLQueryItem(name: "client_id", value: state.clientID))
         query += configuration.deviceAttributes.queryItems
+        if let baseChannel = configuration.baseChannel, let base = installedBases().installed[baseChannel] {
+            query.append(URLQueryItem(name: "base", value: base))
+        }
         var request = HTTPRequest(url: Self.url(base, path: "latest", query: query))
         let batch = sendEvents ? try events.pending().first : nil
         if let batch {
@@ -137,20 +152,40 @@ extension ModelChannel {
             throw failure.error
         }
         if configuration.events != nil { _ = try? await flushEvents() }   // best effort: they stay queued
-        guard let answer = outcome.snapshot.answer(sdk: sdk, clientID: state.clientID, device: configuration.deviceAttributes) else {
+        return try evaluate(outcome)
+    }
+
+    /// The verified rules, evaluated for this install with the server's own selection.
+    func evaluate(_ outcome: RulesVerifier.Outcome) throws -> CheckResult {
+        guard let answer = outcome.snapshot.answer(sdk: sdk, clientID: state.clientID, device: configuration.deviceAttributes,
+                                                   bases: installedBases()) else {
             return CheckResult(status: .noModel, release: nil, catalog: outcome.catalog)
         }
-        let release = Release(answer)
+        let release = answer.document
         try release.validate()
         return decide(release, catalog: outcome.catalog)
+    }
+
+    /// The active model of every channel of the cache (SPEC §3.2: the bases this device
+    /// reports), read like `installedModels()`: a channel that cannot be read reports nothing.
+    func installedBases() -> ReportedBases {
+        var installed: [String: String] = [:]
+        for model in (try? installedModels()) ?? [] where model.active {
+            installed[model.channel] = model.sha256
+        }
+        return ReportedBases(installed: installed)
     }
 
     func verify(_ answer: HTTPAnswer, body: [UInt8], now: Date) throws -> CheckResult {
         let signed = SignedAnswer(paramsHeader: answer.header("Modeld-Signature-Params"),
                                   signatureHeader: answer.header("Modeld-Signature"), body: body)
-        let catalog = try verifier.verifyLatest(signed, now: now)
+        return try accept(Data(body), catalog: try verifier.verifyLatest(signed, now: now))
+    }
+
+    /// A §4.1 document from an answer whose signature vouched for `catalog`.
+    func accept(_ document: Data, catalog: Int64?) throws -> CheckResult {
         try ratchet(catalog)
-        let release = try decodeRelease(Data(body))
+        let release = try decodeRelease(document)
         try commit(catalog)
         return decide(release, catalog: catalog)
     }
@@ -166,9 +201,9 @@ extension ModelChannel {
         if let catalog { state.highestCatalog = max(catalog, state.highestCatalog ?? catalog) }
     }
 
-    func decodeRelease(_ data: Data) throws -> Release {
-        let release: Release
-        do { release = try JSONDecoder().decode(Release.self, from: data) } catch {
+    func decodeRelease(_ data: Data) throws -> ReleaseDocument {
+        let release: ReleaseDocument
+        do { release = try JSONDecoder().decode(ReleaseDocument.self, from: data) } catch {
             throw ModeldClientError.verification("the answer is not a release document")
         }
         try release.validate()
@@ -181,7 +216,7 @@ extension ModelChannel {
         return release
     }
 
-    func decide(_ release: Release, catalog: Int64?) -> CheckResult {
+    func decide(_ release: ReleaseDocument, catalog: Int64?) -> CheckResult {
         let current = release.id == (state.active ?? configuration.bundledModel?.id) || state.blocked.contains(release.id)
         return CheckResult(status: current ? .upToDate : .available, release: release, catalog: catalog)
     }

@@ -20,7 +20,7 @@ extension ModelChannel {
     }
 
     /// Downloads and installs `release` (one download per release id however many callers).
-    public func download(_ release: Release) async throws -> InstalledModel {
+    public func download(_ release: ReleaseDocument) async throws -> InstalledModel {
         if let inFlight = downloadsInFlight[release.id] { return try await inFlight.value() }
         let flight = SharedFlight { try await self.performDownload(release) }
         downloadsInFlight[release.id] = flight
@@ -41,7 +41,12 @@ extension ModelChannel {
     }
 
     func checkAndInstall(_ trigger: UpdateTrigger) async throws -> UpdateResult {
-        let found = try await check(trigger)
+        try collectAdaptersOfGoneBases()
+        return try await install(try await check(trigger))
+    }
+
+    /// Downloads and installs what a check found (nothing for `noModel` and `upToDate`).
+    func install(_ found: CheckResult) async throws -> UpdateResult {
         switch found.status {
         case .noModel, .upToDate:
             // Nothing to download: a background task of an earlier launch is for an unwanted release.
@@ -60,12 +65,26 @@ extension ModelChannel {
         }
     }
 
-    func performDownload(_ release: Release) async throws -> InstalledModel {
+    /// SPEC §3.2: a release that says how much space its download and install need is refused
+    /// before any byte moves when the volume has less free (a resumed partial's bytes count as
+    /// held). Without `disk_bytes` the downloaders' own size + 10 % rule applies.
+    func checkDiskBytes(_ release: ReleaseDocument) throws {
+        guard let diskBytes = release.diskBytes else { return }
+        let part = store.partial.appendingPathComponent("\(release.id).part")
+        let held = ((try? FileManager.default.attributesOfItem(atPath: part.path))?[.size] as? NSNumber)?.int64Value ?? 0
+        let available = try DiskIO.availableBytes(at: store.root)
+        guard available >= diskBytes - held else {
+            throw ModeldClientError.insufficientStorage(needed: diskBytes - held, available: available)
+        }
+    }
+
+    func performDownload(_ release: ReleaseDocument) async throws -> InstalledModel {
         try ensureOpen()
         try release.validate()
         if let bundled = configuration.bundledModel, bundled.id == release.id, bundled.sha256 == release.sha256 {
             return try activateBundled()
         }
+        try checkDiskBytes(release)
         let held = [state.active].compactMap { $0 } + state.previous
         var models = held.compactMap(store.installed)
         // The app's bundled file is a patch's base too (SPEC §16): a first update can be a patch.

@@ -112,9 +112,44 @@ public actor ModelChannel {
     /// The install's identity (configured, or created once and kept in the cache).
     public var clientID: String { state.clientID }
 
-    /// The model in use, from disk only (nil = the app's bundled base model).
+    /// The model in use, from disk only (nil = the app's bundled base model). An adapter whose
+    /// base channel has since activated another model is inactive (SPEC §3.2): it would run on
+    /// the wrong base; the next check reports the new base and installs the adapter for it.
     public func activeModel() -> InstalledModel? {
-        state.active.flatMap(store.installed) ?? configuration.bundledModel?.installed(channel: configuration.channel, sdkVersion: configuration.sdkVersion)
+        if let installed = state.active.flatMap(store.installed) {
+            return isOnCurrentBase(installed) ? installed : nil
+        }
+        return configuration.bundledModel?.installed(channel: configuration.channel, sdkVersion: configuration.sdkVersion)
+    }
+
+    /// False only when the model names a base and that channel of the cache has an active model
+    /// with another SHA-256 (a base the cache does not hold, e.g. a bundled one, is trusted).
+    func isOnCurrentBase(_ model: InstalledModel) -> Bool {
+        guard let base = model.base, base.channel != configuration.channel,
+              let current = installedBases().installed[base.channel] else { return true }
+        return current == base.sha256
+    }
+
+    /// SPEC §3.2: adapters go with their base. A model of this channel that names a base is
+    /// deleted once that channel of the cache holds (active or previous) no model with its
+    /// SHA-256 any more. Run at this channel's own update, under its own lock: each channel
+    /// edits only its own state, and the base channel's state is only read (a base channel this
+    /// cache never installed, or a bundled base, is trusted as in ``isOnCurrentBase(_:)``).
+    func collectAdaptersOfGoneBases() throws {
+        var held: [String: Set<String>] = [:]
+        for model in (try? installedModels()) ?? [] where model.channel != configuration.channel && !model.blocked {
+            if let sha = model.sha256 { held[model.channel, default: []].insert(sha) }
+        }
+        let gone = Set(([state.active].compactMap { $0 } + state.previous).filter { id in
+            guard let base = store.installed(id)?.base, base.channel != configuration.channel,
+                  let shas = held[base.channel] else { return false }
+            return !shas.contains(base.sha256)
+        })
+        guard !gone.isEmpty else { return }
+        if let active = state.active, gone.contains(active) { state.active = nil }
+        state.previous.removeAll { gone.contains($0) }
+        try store.save(state)
+        store.collectModels(keep: Set([state.active].compactMap { $0 } + state.previous), downloading: Set(downloadsInFlight.keys))
     }
 
     /// Rules snapshots decoded by this client: once per verified snapshot, not once per check.

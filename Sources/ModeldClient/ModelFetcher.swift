@@ -33,12 +33,12 @@ struct ModelFetcher {
 
     /// Present once a cheaper way failed for the release: it lives in partial/ until the release
     /// is installed, so the fallback happens once even across restarts.
-    private func fullOnlyMarker(_ release: Release) -> URL { directory.appendingPathComponent("\(release.id).full-only") }
+    private func fullOnlyMarker(_ release: ReleaseDocument) -> URL { directory.appendingPathComponent("\(release.id).full-only") }
 
     /// - Parameters:
     ///   - sources: the cached models' chunk lists (a delta's sources).
     ///   - models: the models this device holds, active first (a patch's possible bases).
-    func fetch(_ release: Release, sources: [DeltaDownloader.Source], models: [InstalledModel]) async throws -> Fetched {
+    func fetch(_ release: ReleaseDocument, sources: [DeltaDownloader.Source], models: [InstalledModel]) async throws -> Fetched {
         var fetched: Int64 = 0
         var listBytes: [UInt8]?
         var target: ChunkList?
@@ -70,12 +70,12 @@ struct ModelFetcher {
             let full = try await background.session.book.fetch(release, channel: background.channel, session: background.session, progress: progress)
             return Fetched(file: full.file, chunkList: listBytes, bytesFetched: fetched + full.bytesFetched, method: .full)
         }
-        let full = try await Downloader(transport: transport, directory: directory, progress: progress).fetch(release)
+        let full = try await Downloader(transport: transport, directory: directory, progress: progress, chunks: target).fetch(release)
         return Fetched(file: full.file, chunkList: listBytes, bytesFetched: fetched + full.bytesFetched, method: .full)
     }
 
     /// The file built the way `choice` says; nil for the full download, which the caller makes.
-    private func build(_ release: Release, _ choice: TransferChoice, target: ChunkList?,
+    private func build(_ release: ReleaseDocument, _ choice: TransferChoice, target: ChunkList?,
                        sources: [DeltaDownloader.Source]) async throws -> (file: URL, bytesFetched: Int64)? {
         let coded = CodedDownloader(transport: transport, directory: directory, progress: progress)
         switch choice {

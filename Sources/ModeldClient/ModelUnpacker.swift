@@ -14,7 +14,7 @@ import Darwin
 enum ModelUnpacker {
     static let directoryName = "model"
 
-    static func needsUnpacking(_ release: Release) -> Bool { release.fileExtension.hasSuffix("zip") }
+    static func needsUnpacking(_ release: ReleaseDocument) -> Bool { release.fileExtension.hasSuffix("zip") }
 
     /// - Parameter afterFirstFile: test hook, called once the first file is written.
     static func unpack(_ archive: URL, into staging: URL, afterFirstFile: () -> Void = {}) throws {

@@ -34,7 +34,7 @@ public enum ModeldClientError: LocalizedError, Sendable, CustomStringConvertible
             "server answered \(status)\(code.map { " \($0)" } ?? "")\(message.isEmpty ? "" : ": \(message)")"
         case .verification(let m): "verification failed: \(m)"
         case .insufficientStorage(let needed, let available):
-            "insufficient storage: need \(needed) bytes, \(available) available"
+            "insufficient storage (insufficient_storage): need \(needed) bytes, \(available) available"
         case .io(let m): "i/o: \(m)"
         case .refused(let m): "refused: \(m)"
         case .deferred(let until): "backing off until \(RFC3339.format(milliseconds: Int64((until.timeIntervalSince1970 * 1000).rounded(.down))))"

@@ -45,6 +45,10 @@ public struct ModeldConfiguration: Sendable {
     /// Sent with every update check so the server can answer a device-class variant (SPEC
     /// §3.1) and used by rules evaluation (§9.2); read from the OS by default, `.none` to send none.
     public var deviceAttributes: DeviceAttributes = .current
+    /// The channel whose installed model this channel's adapters apply on (SPEC §3.2): its
+    /// SHA-256 is sent as `base=` with server checks. Rules mode needs none: it reports every
+    /// channel's installed model of the cache.
+    public var baseChannel: String?
     /// When a new model counts as crash-looping and is rolled back (docs/client.md); `.off`: never.
     public var crashLoop = CrashLoopRule()
     /// When a release may be downloaded (network kinds on Apple platforms, `maxBytes` everywhere).
@@ -100,6 +104,9 @@ public struct ModeldConfiguration: Sendable {
         }
         try bundledModel?.validate()
         try deviceAttributes.validate()
+        if let baseChannel, (try? ReleaseFields.checkChannel(baseChannel)) == nil {
+            throw ModeldClientError.invalidConfiguration("baseChannel '\(baseChannel)' must match [a-z0-9_-]{1,32}")
+        }
         if let launches = crashLoop.launches, launches < 1 {
             throw ModeldClientError.invalidConfiguration("crashLoop needs launches ≥ 1 (or .off)")
         }

@@ -13,7 +13,7 @@ public struct CheckResult: Sendable, Equatable {
 
     public let status: Status
     /// The release the answer named (nil for `noModel`).
-    public let release: Release?
+    public let release: ReleaseDocument?
     /// The catalog version a verified signature vouched for; nil when the answer was unsigned.
     public let catalog: Int64?
 }

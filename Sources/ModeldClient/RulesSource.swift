@@ -62,6 +62,11 @@ final class RulesSource: Sendable {
             error = answer.asError()
             retryAfter = answer.header("Retry-After")
         }
+
+        init(_ error: ModeldClientError) {
+            self.error = error
+            retryAfter = nil
+        }
     }
 
     var pointerURL: URL { base.appendingPathComponent(SignedPointer.rulesPointerPath(channel: channel)) }
@@ -107,6 +112,36 @@ final class RulesSource: Sendable {
             cached.pointer = String(decoding: pointerBytes, as: UTF8.self)
             if let snapshotBytes { cached.snapshot = String(decoding: snapshotBytes, as: UTF8.self) }
         }
+        return try remember(cached, changedFrom: before, outcome)
+    }
+
+    /// The snapshot a verified rules index names for this channel (SPEC §17.2): reused when it
+    /// is the one last verified, else fetched and verified against the entry. `signed`: the
+    /// index's signature vouched for the entry (its catalog then ratchets this channel).
+    func fetch(entry: RulesIndex.Entry, signed: Bool) async throws -> RulesVerifier.Outcome {
+        let known = memory.withLock { $0 }
+        var cached = known.cached ?? load()
+        var fetched: [UInt8]?
+        if known.last.map({ $0.snapshotSHA256 != entry.sha256 || $0.snapshotSize != entry.size }) ?? true,
+           cached.snapshot.map({ SHA256Hex.of(Array($0.utf8)) != entry.sha256 }) ?? true {
+            let answer = try await transport.send(HTTPRequest(url: base.appendingPathComponent(SignedPointer.rulesDirectory + "/" + entry.file)))
+            guard answer.status == 200 else { throw Failure(answer) }   // an entry whose file is missing means "later"
+            fetched = answer.body
+        }
+        let outcome = try rules.verify(entry: entry, signed: signed, highest: cached.highestCatalog, reusing: known.last) {
+            fetched ?? Array((cached.snapshot ?? "").utf8)
+        }
+        let before = cached
+        if let fetched {
+            // The channel's own pointer no longer describes the snapshot kept: drop it (and its ETag).
+            (cached.snapshot, cached.pointer, cached.etag) = (String(decoding: fetched, as: UTF8.self), nil, nil)
+        }
+        return try remember(cached, changedFrom: before, outcome)
+    }
+
+    /// Keeps a verified outcome: the channel's ratchet, the cache file when it changed, memory.
+    private func remember(_ kept: Cached, changedFrom before: Cached, _ outcome: RulesVerifier.Outcome) throws -> RulesVerifier.Outcome {
+        var cached = kept
         if let catalog = outcome.catalog { cached.highestCatalog = max(catalog, cached.highestCatalog ?? catalog) }
         if cached != before { try save(cached) }
         memory.withLock { m in
@@ -169,6 +204,19 @@ package struct RulesVerifier: Sendable {
         try verify(pointer: pointer, now: now, highest: highest, reusing: previous) { snapshot }
     }
 
+    /// A snapshot named by a rules index entry (SPEC §17.2): its size and SHA-256 the entry's,
+    /// its `channel` this one and its `catalog` the entry's N, which must not be lower than the
+    /// highest verified for this channel (when the index was signed).
+    func verify(entry: RulesIndex.Entry, signed: Bool, highest: Int64?, reusing previous: Outcome?,
+                snapshot: () throws -> [UInt8]) throws -> Outcome {
+        guard let n = entry.catalog else { throw ModeldClientError.verification("index entry names \(entry.file)") }
+        let catalog = signed ? n : nil
+        if let catalog, let highest, catalog < highest {
+            throw ModeldClientError.verification("rules catalog version \(catalog) is older than \(highest), already seen for channel \(channel)")
+        }
+        return try self.snapshot(sha256: entry.sha256, size: entry.size, file: entry.file, catalog: n, vouched: catalog, reusing: previous, bytes: snapshot)
+    }
+
     /// `verify`, reading the snapshot's bytes only when they must be hashed and decoded.
     func verify(pointer pointerBytes: [UInt8], now: Date, highest: Int64?, reusing previous: Outcome?,
                 snapshot: () throws -> [UInt8]) throws -> Outcome {
@@ -180,40 +228,37 @@ package struct RulesVerifier: Sendable {
         if let catalog, let highest, catalog < highest {
             throw ModeldClientError.verification("rules catalog version \(catalog) is older than \(highest), already seen for channel \(channel)")
         }
+        return try self.snapshot(sha256: pointer.sha256, size: pointer.size, file: pointer.file, catalog: pointer.catalog, vouched: catalog,
+                                 reusing: previous, bytes: snapshot)
+    }
+
+    /// The snapshot a pointer or index entry names (`size`, `sha256`, `catalog`), reused from
+    /// `previous` when it is the same bytes; `vouched`: the catalog a signature vouched for.
+    private func snapshot(sha256: String, size: Int, file: String, catalog: Int64, vouched: Int64?, reusing previous: Outcome?,
+                          bytes snapshot: () throws -> [UInt8]) throws -> Outcome {
         let decoded: RulesSnapshot
-        let reused = previous.flatMap { $0.snapshotSHA256 == pointer.sha256 && $0.snapshotSize == pointer.size ? $0.snapshot : nil }
+        let reused = previous.flatMap { $0.snapshotSHA256 == sha256 && $0.snapshotSize == size ? $0.snapshot : nil }
         if let reused {
             decoded = reused
         } else {
             let bytes = try snapshot()
-            guard bytes.count == pointer.size, SHA256Hex.of(bytes) == pointer.sha256 else {
-                throw ModeldClientError.verification("\(pointer.file) does not match the size and sha256 of the pointer")
+            guard bytes.count == size, SHA256Hex.of(bytes) == sha256 else {
+                throw ModeldClientError.verification("\(file) does not match the size and sha256 it was named with")
             }
             do { decoded = try JSONDecoder().decode(RulesSnapshot.self, from: Data(bytes)).validated() } catch {
-                throw ModeldClientError.verification("\(pointer.file) is not a rules snapshot: \(error)")
+                throw ModeldClientError.verification("\(file) is not a rules snapshot: \(error)")
             }
         }
-        guard decoded.channel == channel, decoded.catalog == pointer.catalog else {
-            throw ModeldClientError.verification("\(pointer.file) is channel \(decoded.channel) at catalog \(decoded.catalog), not \(channel) at \(pointer.catalog)")
+        guard decoded.channel == channel, decoded.catalog == catalog else {
+            throw ModeldClientError.verification("\(file) is channel \(decoded.channel) at catalog \(decoded.catalog), not \(channel) at \(catalog)")
         }
-        return Outcome(snapshot: decoded, catalog: catalog, snapshotSHA256: pointer.sha256, snapshotSize: pointer.size, decoded: reused == nil)
-    }
-}
-
-extension Release {
-    /// The §4.1 document `/latest` would answer for `answer` (SPEC §9.2: the same fields; a
-    /// variant's url, sha256, size, chunk list, packed form and patches, and its name).
-    init(_ answer: RulesSnapshot.Answer) {
-        let r = answer.release
-        self.init(url: answer.url, id: r.id, sha256: answer.sha256, size: answer.size, sdkMin: r.sdkMin, sdkMax: r.sdkMax,
-                  channel: r.channel, label: r.label, publishedAt: r.publishedAt, variant: answer.variant?.name, chunks: answer.chunks,
-                  packed: answer.packed, patches: answer.patches)
+        return Outcome(snapshot: decoded, catalog: vouched, snapshotSHA256: sha256, snapshotSize: size, decoded: reused == nil)
     }
 }
 
 extension SDKVersion {
     /// Whether `sdk_min <= self < sdk_max` for `release`.
-    func admits(_ release: Release) -> Bool {
+    func admits(_ release: ReleaseDocument) -> Bool {
         guard let min = SDKVersion(release.sdkMin), min <= self else { return false }
         guard let maxText = release.sdkMax else { return true }
         guard let max = SDKVersion(maxText) else { return false }

@@ -7,9 +7,11 @@ import FoundationNetworking
 /// its caller awaits. Delegate callbacks find a task's sink here; the first failure cancels the task.
 final class SessionTasks: Sendable {
     private struct Pending {
+        let task: UnsafeSendableBox<URLSessionTask>
         let sink: UnsafeSendableBox<any ResponseSink>
         let continuation: CheckedContinuation<Void, any Error>
         var failure: (any Error)?
+        var hasHead = false
     }
     private let pending = Locked<[Int: Pending]>([:])
 
@@ -18,7 +20,7 @@ final class SessionTasks: Sendable {
         let box = UnsafeSendableBox(sink)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                pending.withLock { $0[task.taskIdentifier] = Pending(sink: box, continuation: continuation) }
+                pending.withLock { $0[task.taskIdentifier] = Pending(task: UnsafeSendableBox(task), sink: box, continuation: continuation) }
                 task.resume()
             }
         } onCancel: {
@@ -35,8 +37,16 @@ final class SessionTasks: Sendable {
         }
     }
 
+    /// Ticks every task's sink (call on the delegate queue, as the data callbacks are); a
+    /// task that has its head only, as `CurlTransfer` does.
+    func tick() {
+        let tasks = pending.withLock { $0.values.filter(\.hasHead).map(\.task) }
+        for task in tasks { deliver(task.value) { try $0.tick() } }
+    }
+
     /// Hands the response head to the sink.
     func deliverHead(_ task: URLSessionTask, _ response: URLResponse?) {
+        pending.withLock { $0[task.taskIdentifier]?.hasHead = true }
         deliver(task) { sink in
             guard let http = response as? HTTPURLResponse else { throw ModeldClientError.network("not an HTTP response") }
             var headers: [String: String] = [:]

@@ -35,6 +35,20 @@ struct SignedMetadataVerifier: MetadataVerifier {
         return StaticPointer(pointer)
     }
 
+    func verifyIndex(_ bytes: [UInt8], now: Date) throws -> RulesIndex {
+        let index = try Self.decodeIndex(bytes)
+        do { _ = try verifier.verify(base: index.base, signatures: index.signatures, body: nil, now: Int64(now.timeIntervalSince1970)) } catch {
+            throw ModeldClientError.verification("\(RulesIndex.path): \(error.description)")
+        }
+        return index
+    }
+
+    static func decodeIndex(_ bytes: [UInt8]) throws -> RulesIndex {
+        do { return try RulesIndex.decode(bytes) } catch {
+            throw ModeldClientError.verification("\(RulesIndex.path): \(error.description)")
+        }
+    }
+
     static func decode(_ bytes: [UInt8]) throws -> SignedPointer {
         do { return try SignedPointer.decode(bytes) } catch {
             throw ModeldClientError.verification("\(SignedPointer.fileName): \(error.description)")

@@ -23,7 +23,7 @@ enum TransferChoice: Equatable {
     /// - Parameters:
     ///   - deltaBytes: the bytes a chunk delta would fetch, nil when it is not eligible.
     ///   - models: the models this device holds, in order of preference (the active one first).
-    static func cheapest(for release: Release, models: [InstalledModel], deltaBytes: Int64?) -> TransferChoice {
+    static func cheapest(for release: ReleaseDocument, models: [InstalledModel], deltaBytes: Int64?) -> TransferChoice {
         var best = (choice: TransferChoice.full, bytes: release.size)
         func consider(_ choice: TransferChoice, _ bytes: Int64) {
             if bytes < best.bytes { best = (choice, bytes) }
@@ -39,7 +39,7 @@ enum TransferChoice: Equatable {
     /// A patch applies to the file of release `from`; for a variant's patch, to that release's
     /// same-named variant. A model installed as another variant of `from` (or as its default
     /// file) is another file, and so no base.
-    static func isBase(_ model: InstalledModel, of patch: PatchReference, for release: Release) -> Bool {
+    static func isBase(_ model: InstalledModel, of patch: PatchReference, for release: ReleaseDocument) -> Bool {
         model.id == patch.from && model.release.variant == release.variant
     }
 }

@@ -12,6 +12,9 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
     private let tasks = SessionTasks()
     private let queue = OperationQueue()
     private var session: URLSession!
+    /// Ticks the sinks once a second on the delegate queue (``ResponseSink/tick()``): URLSession
+    /// has no callback while a response is silent.
+    private let ticker = DispatchSource.makeTimerSource()
 
     init(idleTimeout: Int, access: NetworkAccess = .unrestricted) {
         queue.maxConcurrentOperationCount = 1
@@ -27,9 +30,17 @@ final class URLSessionTransport: NSObject, HTTPTransport, URLSessionDataDelegate
         configuration.allowsConstrainedNetworkAccess = access.constrained
         #endif
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        ticker.schedule(deadline: .now() + 1, repeating: 1)
+        ticker.setEventHandler { [tasks, queue] in queue.addOperation { tasks.tick() } }
+        ticker.resume()
     }
 
-    func invalidate() { session.invalidateAndCancel() }
+    deinit { ticker.cancel() }
+
+    func invalidate() {
+        ticker.cancel()
+        session.invalidateAndCancel()
+    }
 
     #if canImport(FoundationNetworking)
     /// FoundationNetworking queues every received chunk for the delegate without flow control

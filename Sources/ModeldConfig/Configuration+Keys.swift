@@ -123,10 +123,10 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(name: "signing.resign_seconds") { draft, input throws(ConfigurationValueError) in
             draft.configuration.signing[default: .init()].resignSeconds = try input.int(1...86_400)
         },
-    ] + console
+    ] + console + ingest
 
     /// Keys whose file value is an object of sub-keys (`limits.max_connections`).
-    static let sections: Set<String> = ["limits", "signing", "console"]
+    static let sections: Set<String> = ["limits", "signing", "console", "events_ship"]
 
     static let byName: [String: ConfigurationKey] =
         Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

@@ -66,6 +66,7 @@ extension Configuration {
         if let signing = configuration.signing, signing.keys.isEmpty {
             throw ConfigurationError(subject: "key \"signing.keys\"", reason: "signing needs 1-2 private key files (MODELD_SIGNING_KEYS=a.key,b.key)")
         }
+        try configuration.ingest.validate()
         configuration.accessLog = switch draft.accessLog {
         case "-": .stdout
         case "off": .off

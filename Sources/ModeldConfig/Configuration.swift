@@ -36,6 +36,8 @@ public struct Configuration: Sendable, Equatable {
     public var signing: Signing?
     /// SPEC §15 (Configuration+Console.swift).
     public var console = Console()
+    /// SPEC §18: ingest replicas and the guard's bucket (Configuration+Ingest.swift).
+    public var ingest = Ingest()
     /// Where the values came from, in layering order, e.g. ["config/modeld.json", "env MODELD_INSTANCE_ID", "flag --port"].
     public var sources: [String]
 

@@ -185,7 +185,7 @@ struct AdminResponder: Sendable {
             case .success(let upload):
                 do throws(CatalogError) {
                     let release = try commit(upload)
-                    watcher.reloadNow()
+                    watcher.reloadAfterChange()
                     audit.caller.record(audit.action, release: release.value.id, before: audit.before, after: release.value)
                     var r = json(201, release.adminJSON())
                     r.headers.append("Location", Self.collection + "/" + release.value.id)
@@ -280,7 +280,7 @@ struct AdminResponder: Sendable {
         do throws(CatalogError) {
             let before = catalog.served.snapshot.catalog.release(id: id)
             let release = try change(id)
-            watcher.reloadNow()
+            watcher.reloadAfterChange()
             caller.record(action, release: id, before: before, after: release.value)
             return json(200, release.adminJSON(), revision: release.value.revision)
         } catch {

@@ -113,21 +113,27 @@ struct ConsoleResponder: Sendable {
 
     // MARK: views
 
-    /// `/console/`: the releases, or the sign-in form (200) to anyone not signed in. The
+    /// `/console/[?channel=&label=&state=&page=&per_page=]`: a page of releases, or the sign-in form (200) to anyone not signed in. The
     /// console's "session ended" link is `/console/?next=PAGE`: the form carries `next` on, and a
     /// browser already signed in (another tab) goes straight there.
     func releases(_ head: RequestHead) -> Response {
         let next = ReturnPath.validated(head.queryItem("next"))
         guard let session = access.session(head) else { return page(200, ConsolePage.signIn(message: nil, returnTo: next)) }
         if let next { return Self.secured(Response(status: 303, headers: ["Location": next], body: [])) }
+        // Filter and page from the URL (SPEC §17.1); a malformed escape is refused, not dropped.
+        let items = head.queryItems()
+        let typed = ReleaseQuery.Typed(items ?? [])
+        let listing = items == nil ? .failure(QueryProblem("the query string has a malformed %-escape"))
+            : ReleaseQuery.parse(typed).map { ReleaseListing(catalog.served.snapshot.catalog.releases, query: $0) }
         let served = servedToday.counts(nowMillis: Timestamp.now().millisecondsSinceEpoch)
-        return page(200, ReleasesView.page(releases: catalog.served.snapshot.catalog.releases, served: served,
-                                           signature: signature, session: session))
+        let status = if case .failure = listing { 400 } else { 200 }
+        return page(status, ReleasesView.page(listing, typed: typed, served: served, signature: signature, session: session))
     }
 
     func release(_ id: String, _ head: RequestHead) -> Response {
         signedIn(head) { session in
-            render(id) { page(200, ReleaseView.page($0, chunkList: $1, served: $2, guardReport: $3, signature: signature, session: session, nowMillis: $4)) }
+            render(id) { page(200, ReleaseView.page($0, chunkList: $1, served: $2, guardReport: $3, signature: signature, session: session, nowMillis: $4,
+                                                lineage: catalog.served.snapshot.catalog.lineage(of: $0))) }
         }
     }
 
@@ -135,7 +141,8 @@ struct ConsoleResponder: Sendable {
     /// few seconds (SPEC §15.1).
     func liveFragment(_ id: String, _ head: RequestHead) -> Response {
         signedIn(head) { session in
-            render(id) { page(200, ReleaseView.live($0, chunkList: $1, served: $2, guardReport: $3, signature: signature, session: session, nowMillis: $4)) }
+            render(id) { page(200, ReleaseView.live($0, chunkList: $1, served: $2, guardReport: $3, signature: signature, session: session, nowMillis: $4,
+                                                lineage: catalog.served.snapshot.catalog.lineage(of: $0))) }
         }
     }
 
@@ -211,7 +218,7 @@ struct ConsoleResponder: Sendable {
         let bytes = (try? FileIO.read(accessLogPath)) ?? nil
         for line in (bytes ?? []).split(separator: UInt8(ascii: "\n")) {
             // A torn last line (the writer is mid-append) is skipped; the next view counts it.
-            if let record = try? EgressCost.AccessLogRecord(jsonLine: String(decoding: line, as: UTF8.self)) { _ = report.add(record) }
+            if let record = try? EgressLogRecord(jsonLine: String(decoding: line, as: UTF8.self)) { _ = report.add(record) }
         }
         return .success(report)
     }

@@ -11,25 +11,41 @@ import ModeldSigning
 /// validated whole, and the response waits for the group commit that made it durable.
 struct EventsResponder: Sendable {
     let store: EventStore
-    let latest: LatestResponder
+    /// nil on an ingest replica (SPEC §18), which has no catalog and no `POST /latest`.
+    let latest: LatestResponder?
     let metrics: Metrics
     let limits: Configuration.Limits
 
-    private enum Encoding { case identity, gzip }
+    enum Encoding { case identity, gzip }
+
+    /// The body's coding when the head announces a JSON body (§4.2's 415s otherwise); shared
+    /// with `POST /check` (SPEC §17.2: the same media type, encodings and limits).
+    static func bodyEncoding(_ head: RequestHead) throws(HTTPError) -> Encoding {
+        guard isJSON(head.headers["Content-Type"]) else {
+            throw HTTPError(415, "unsupported_media_type", "Content-Type must be application/json")
+        }
+        switch head.headers["Content-Encoding"]?.lowercased() {
+        case nil, "identity": return .identity
+        case "gzip", "x-gzip": return .gzip
+        default: throw HTTPError(415, "unsupported_media_type", "Content-Encoding must be gzip or identity")
+        }
+    }
+
+    /// The identity body within `max_event_inflated_bytes` (inflation stops at the limit).
+    func inflated(_ raw: [UInt8], _ encoding: Encoding) throws(HTTPError) -> [UInt8] {
+        guard encoding == .gzip else { return raw }
+        do throws(GzipError) {
+            return try Gzip.inflate(raw, limit: limits.maxEventInflatedBytes)
+        } catch .tooLarge {
+            throw HTTPError(413, "body_too_large", "inflated body exceeds \(limits.maxEventInflatedBytes) bytes")
+        } catch {
+            throw HTTPError(400, "invalid_gzip", "the body is not valid gzip")
+        }
+    }
 
     func handle(_ head: RequestHead, _ exchange: Exchange, withUpdateCheck: Bool) -> HeadDecision {
-        func reject(_ status: Int, _ code: String, _ message: String) -> HeadDecision {
-            .respond(Response.error(status, code, message))
-        }
-        guard Self.isJSON(head.headers["Content-Type"]) else {
-            return reject(415, "unsupported_media_type", "Content-Type must be application/json")
-        }
         let encoding: Encoding
-        switch head.headers["Content-Encoding"]?.lowercased() {
-        case nil, "identity": encoding = .identity
-        case "gzip", "x-gzip": encoding = .gzip
-        default: return reject(415, "unsupported_media_type", "Content-Encoding must be gzip or identity")
-        }
+        do throws(HTTPError) { encoding = try Self.bodyEncoding(head) } catch { return .respond(Response.error(error)) }
         // The update check's query, validated before a byte of the body is read or stored.
         var query: LatestResponder.Query?
         let sdkText = head.queryItem("sdk")
@@ -52,26 +68,38 @@ struct EventsResponder: Sendable {
     /// Validates and submits; returns an immediate error response, or nil when the commit will answer.
     private func accept(_ raw: [UInt8], encoding: Encoding, query: LatestResponder.Query?, withUpdateCheck: Bool,
                         exchange: Exchange) -> Response? {
-        var body = raw
-        if encoding == .gzip {
-            do throws(GzipError) {
-                body = try Gzip.inflate(raw, limit: limits.maxEventInflatedBytes)
-            } catch .tooLarge {
-                return Response.error(413, "body_too_large", "inflated body exceeds \(limits.maxEventInflatedBytes) bytes")
-            } catch {
-                return Response.error(400, "invalid_gzip", "the body is not valid gzip")
-            }
-        }
+        let body: [UInt8]
+        do throws(HTTPError) { body = try inflated(raw, encoding) } catch { return Response.error(error) }
         let batch: EventBatch
+        switch parseBatch(body, queryClientID: query?.clientID) {
+        case .success(let parsed): batch = parsed
+        case .failure(let refusal): return refusal.response
+        }
+        commit(batch, sdk: query?.sdkText, exchange: exchange, offLoop: withUpdateCheck && latest?.signing != nil) { events in
+            respond(events: events, query: query, clientID: batch.clientID, withUpdateCheck: withUpdateCheck)
+        }
+        return nil
+    }
+
+    /// §4.2's batch validation, counting a rejected batch's events.
+    func parseBatch(_ body: [UInt8], queryClientID: String?) -> Result<EventBatch, Refusal> {
         do throws(EventBatchError) {
-            batch = try BatchParser.parse(body, queryClientID: query?.clientID, maxEventsPerBatch: limits.maxEventsPerBatch)
+            return .success(try BatchParser.parse(body, queryClientID: queryClientID, maxEventsPerBatch: limits.maxEventsPerBatch))
         } catch {
             store.noteRejected(events: error.eventCount)
             metrics.recordEvents(rejected: error.eventCount)
-            return Response.error(error.status, error.code, error.message)
+            return .failure(Refusal(response: Response.error(error.status, error.code, error.message)))
         }
+    }
+
+    /// Stores `batch` (durably, deduplicated: SPEC §4.2) and completes the exchange with
+    /// `answer(events object)` once committed, or with the 503 when the store cannot. `offLoop`:
+    /// the answer costs a signature per key, so it is made off the single commit thread and
+    /// never delays the next group's fdatasync.
+    func commit(_ batch: EventBatch, sdk: String?, exchange: Exchange, offLoop: Bool,
+               answer: @escaping @Sendable ([UInt8]) -> Response) {
         metrics.recordEventBatch()
-        store.submit(batch, sdk: query?.sdkText) { result in
+        store.submit(batch, sdk: sdk) { result in
             let events: [UInt8]
             switch result {
             case .accepted(let n):
@@ -86,21 +114,14 @@ struct EventsResponder: Sendable {
                 exchange.complete(r)
                 return
             }
-            let answer = { @Sendable in
-                exchange.complete(respond(events: events, query: query, clientID: batch.clientID,
-                                          withUpdateCheck: withUpdateCheck))
-            }
-            // A signed answer costs a signature per key: made off the single commit thread so
-            // it never delays the next group's fdatasync.
-            if withUpdateCheck && latest.signing != nil { BlockingWork.run(answer) } else { answer() }
+            if offLoop { BlockingWork.run { exchange.complete(answer(events)) } } else { exchange.complete(answer(events)) }
         }
-        return nil
     }
 
     /// `{"accepted":…}` alone, or the §4.1 document (or the 404 no_model error) with `"events"` spliced in.
     private func respond(events: [UInt8], query: LatestResponder.Query?, clientID: String?, withUpdateCheck: Bool) -> Response {
         let headers: HTTPFields = ["Content-Type": "application/json", "Cache-Control": "no-store"]
-        guard withUpdateCheck, var q = query else { return Response(headers: headers, body: events) }
+        guard withUpdateCheck, let latest, var q = query else { return Response(headers: headers, body: events) }
         q.clientID = clientID ?? q.clientID
         if let a = latest.answerWithVersion(q) {
             // Signed per response: the events object makes every body different (runs on

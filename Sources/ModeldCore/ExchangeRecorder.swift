@@ -10,6 +10,7 @@ struct ExchangeRecorder: ExchangeObserver {
     func exchangeFinished(_ s: ExchangeSummary) {
         let label = s.label as? RequestLabel ?? RequestLabel(route: .other)
         metrics.recordRequest(route: label.route, status: s.status, bodyBytes: s.bytesSent)
+        if label.checks > 0 { metrics.recordChannelChecks(label.checks) }
         guard label.modelID != nil || accessLog != nil else { return }
         let now = AccessLogRecord.currentTimeMilliseconds()
         if let release = label.modelID { servedToday.record(release: release, bytes: s.bytesSent, nowMillis: now) }

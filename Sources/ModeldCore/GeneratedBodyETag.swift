@@ -14,8 +14,13 @@ enum GeneratedBodyETag {
     /// True when the request's If-None-Match names `etag` (weak comparison, RFC 9110 §13.1.2),
     /// so the answer is 304. A malformed list matches nothing.
     static func isNotModified(_ head: RequestHead, etag: String) -> Bool {
-        guard let value = head.headers["If-None-Match"], let list = EntityTagList.parse(value),
-              let tag = EntityTag.parse(etag) else { return false }
+        guard head.headers["If-None-Match"] != nil, let tag = EntityTag.parse(etag) else { return false }
+        return isNotModified(head, tag: tag)
+    }
+
+    /// The same for a tag parsed once (the /latest bodies keep theirs).
+    static func isNotModified(_ head: RequestHead, tag: EntityTag) -> Bool {
+        guard let value = head.headers["If-None-Match"], let list = EntityTagList.parse(value) else { return false }
         return list.matches(tag, weakComparison: true)
     }
 }

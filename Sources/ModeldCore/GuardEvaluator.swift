@@ -1,3 +1,4 @@
+import EventShipping
 import GuardRuntime
 import Guardrails
 import Logging
@@ -7,6 +8,7 @@ import Synchronization
 import Glibc
 #endif
 import CLinuxShims
+import CivilTime
 
 /// The guard evaluator (SPEC §11.4) on its own background thread, never a loop thread: the
 /// instance holding `data/guard.lock` tails every instance's segments, evaluates each running
@@ -23,10 +25,12 @@ final class GuardEvaluator: Sendable {
     /// core idles; decisions are minutes apart.
     static let priority = ThreadPriority.idle(fallback: 15)
 
-    init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics) {
-        let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock", metrics: metrics))
+    /// `shipped`: SPEC §18's `guard_events_from`, the bucket's segments read beside the local ones.
+    init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics, shipped: ShippedSegmentFollower?) {
+        let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock",
+                                              metrics: metrics, shipped: shipped))
         loop = BackgroundLoop(priority: Self.priority) { _ in
-            state.withLock { if $0.tick(now: Timestamp.now().millisecondsSinceEpoch) { _ = watcher.reloadNow() } }
+            state.withLock { if $0.tick(now: Timestamp.now().millisecondsSinceEpoch) { _ = watcher.reloadAfterChange() } }
             return Int32(clamping: intervalSeconds * 1000)
         }
     }
@@ -42,11 +46,13 @@ struct GuardEvaluatorState {
     let metrics: Metrics
     private var lockFD: Int32 = -1
     private var tail: GuardTail?
+    private var shipped: ShippedSegmentFollower?
     private var experiments: [String: GuardExperiment] = [:]
     private let log = Logger(label: "modeld.guard")
 
-    init(store: CatalogStore, records: GuardRecords, lockPath: String, metrics: Metrics) {
+    init(store: CatalogStore, records: GuardRecords, lockPath: String, metrics: Metrics, shipped: ShippedSegmentFollower? = nil) {
         self.metrics = metrics
+        self.shipped = shipped
         self.store = store
         self.records = records
         self.lockPath = lockPath
@@ -90,8 +96,10 @@ struct GuardEvaluatorState {
         }
         if tail == nil {
             let oldest = running.compactMap { $0.guardPlan?.runtime.startedAt }.min() ?? now
-            tail = GuardTail(directory: records.dataDir + "/events", firstDay: String(Timestamp(millisecondsSinceEpoch: oldest).rfc3339.prefix(10)))
+            tail = GuardTail(directories: [records.dataDir + "/events"] + (shipped.map { [$0.directory] } ?? []),
+                             firstDay: String(Timestamp(millisecondsSinceEpoch: oldest).rfc3339.prefix(10)))
         }
+        fetchShipped(since: tail!.firstDay, now: now)
         let ids = Array(experiments.keys)
         let skippedBefore = tail!.skipped
         // Out of the dictionary while the tail runs: an array's elements are updated in place,
@@ -111,7 +119,8 @@ struct GuardEvaluatorState {
             // The figures first: a reader who sees the decision's catalog (the watcher installs it
             // as soon as catalog.json is renamed) then finds the figures it was taken on.
             do throws(CatalogError) {
-                try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now))
+                try records.writeState(id, GuardRecords.state(figures: evaluation.figures, pendingClients: experiment.pendingClients, at: now,
+                                                              eventsRead: tail!.newestEvent))
             } catch {
                 log.error("guard: cannot write the state of \(id): \(error)")
             }
@@ -152,6 +161,20 @@ struct GuardEvaluatorState {
         } catch {
             log.error("guard: cannot apply \(decision.rule.rawValue) to \(release.id): \(error)")
             return nil
+        }
+    }
+
+    /// Copies the bucket's new segments of the days the tail reads (SPEC §18). A failure (the
+    /// bucket unreachable) is logged and this evaluation uses what was read before: the objects
+    /// not read yet are read at a later poll, none is skipped.
+    private mutating func fetchShipped(since firstDay: String, now: Int64) {
+        guard shipped != nil, let first = RFC3339.parseDay(firstDay) else { return }
+        let days = stride(from: first, through: now, by: 86_400_000).map { String(Timestamp(millisecondsSinceEpoch: $0).rfc3339.prefix(10)) }
+        do throws(ShipFailure) {
+            let read = try shipped!.poll(days: days)
+            if read > 0 { metrics.recordGuardShippedSegments(read) }
+        } catch {
+            log.error("guard: reading shipped segments: \(error.message)")
         }
     }
 

@@ -17,6 +17,8 @@ struct LatestResponder: Sendable {
         var channel: String
         var clientID: String?
         var device: DeviceAttributes
+        /// `base=` (SPEC §3.2): the base model the device has, for adapter releases.
+        var bases: ReportedBases
 
         static func parse(_ head: RequestHead) throws(HTTPError) -> Query { try parse(Parameters(head)) }
 
@@ -27,16 +29,16 @@ struct LatestResponder: Sendable {
                 throw HTTPError(400, "invalid_sdk", "sdk must be MAJOR[.MINOR[.PATCH]] with numeric components 0-999999")
             }
             let v = try p.validated()
-            return Query(sdk: sdk, sdkText: text, channel: v.channel, clientID: v.clientID, device: v.device)
+            return Query(sdk: sdk, sdkText: text, channel: v.channel, clientID: v.clientID, device: v.device, bases: v.bases)
         }
     }
 
     /// The raw values an update check reads, from one pass over the query (first occurrence
     /// of each wins; a value with a malformed escape counts as absent, as with queryItem).
     fileprivate struct Parameters {
-        var sdk, channel, clientID, platform, os, ramMB, device: String?
+        var sdk, channel, clientID, platform, os, ramMB, device, systemModel, base: String?
 
-        private static let names = QueryNames(["sdk", "channel", "client_id", "platform", "os", "ram_mb", "device"])
+        private static let names = QueryNames(["sdk", "channel", "client_id", "platform", "os", "ram_mb", "device", "system_model", "base"])
 
         init(_ head: RequestHead) {
             head.queryValues(Self.names) { i, value in
@@ -47,7 +49,9 @@ struct LatestResponder: Sendable {
                 case 3: platform = value
                 case 4: os = value
                 case 5: ramMB = value
-                default: device = value
+                case 6: device = value
+                case 7: systemModel = value
+                default: base = value
                 }
             }
         }
@@ -58,6 +62,7 @@ struct LatestResponder: Sendable {
             var channel = Release.defaultChannel
             var clientID: String?
             var device = DeviceAttributes.none
+            var bases = ReportedBases.none
         }
 
         func validated() throws(HTTPError) -> Validated {
@@ -75,9 +80,10 @@ struct LatestResponder: Sendable {
                 }
                 v.clientID = clientID
             }
-            guard platform != nil || os != nil || ramMB != nil || device != nil else { return v }
+            guard platform != nil || os != nil || ramMB != nil || device != nil || systemModel != nil || base != nil else { return v }
             do throws(InvalidInput) {
-                v.device = try DeviceAttributes(parsing: platform, os: os, ramMB: ramMB, device: device)
+                v.device = try DeviceAttributes(parsing: platform, os: os, ramMB: ramMB, device: device, systemModel: systemModel)
+                v.bases = try ReportedBases(parsingBase: base)
                 return v
             } catch {
                 throw HTTPError(400, "invalid_parameter", error.description)
@@ -85,16 +91,22 @@ struct LatestResponder: Sendable {
         }
     }
 
-    func respond(_ head: RequestHead) -> Response {
-        // One pass over the query for both forms of the route.
+    /// `GET /latest`.
+    func respond(_ head: RequestHead) -> Response { check(Parameters(head), head) }
+
+    /// `GET /latest_model_details.json`: with `sdk`, the update check; without, the derived file.
+    /// Separate routes, so neither compares the path again.
+    func respondDetails(_ head: RequestHead) -> Response {
         let parameters = Parameters(head)
-        if head.path == "/latest_model_details.json" && parameters.sdk == nil {
-            // `channel`, `client_id` and the device attributes are checked in every form, the
-            // derived file's included: a malformed parameter is a client bug either way.
-            do throws(HTTPError) { _ = try parameters.validated() } catch { return Response.error(error) }
-            // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
-            return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
-        }
+        guard parameters.sdk == nil else { return check(parameters, head) }
+        // `channel`, `client_id` and the device attributes are checked in every form, the
+        // derived file's included: a malformed parameter is a client bug either way.
+        do throws(HTTPError) { _ = try parameters.validated() } catch { return Response.error(error) }
+        // Unsigned (SPEC §12): latest_model_details.sig.json covers these bytes.
+        return document(catalog.served.details, head: head, cacheControl: "public, max-age=\(maxAgeSeconds)")
+    }
+
+    private func check(_ parameters: Parameters, _ head: RequestHead) -> Response {
         let q: Query
         do throws(HTTPError) { q = try Query.parse(parameters) } catch { return Response.error(error) }
         let label = RequestLabel(route: .latest, sdk: q.sdkText)
@@ -113,9 +125,13 @@ struct LatestResponder: Sendable {
     /// `answer` plus the catalog version it was selected from (what a POST signature names).
     func answerWithVersion(_ q: Query) -> (body: ServedCatalog.LatestBody, privately: Bool, catalog: Int64)? {
         let served = catalog.served
-        guard let a = served.snapshot.latest(sdk: q.sdk, channel: q.channel, clientID: q.clientID, device: q.device),
-              let body = served.latestBodies[a.key] else { return nil }
-        return (body, a.dependsOnClientID, served.catalogVersion)
+        return Self.answer(q, in: served).map { ($0.body, $0.privately, served.catalogVersion) }
+    }
+
+    /// The one selection entry point of every update check (GET and POST /latest, and each
+    /// channel of POST /check, which selects all its channels from one `served`).
+    static func answer(_ q: Query, in served: ServedCatalog) -> (body: ServedCatalog.LatestBody, privately: Bool)? {
+        served.answer(sdk: q.sdk, channel: q.channel, clientID: q.clientID, device: q.device, bases: q.bases)
     }
 
     /// 200 or 304 for one of the two encodings, with its own ETag.
@@ -123,7 +139,7 @@ struct LatestResponder: Sendable {
         let gzip = AcceptEncoding.allowsGzip(head.headers["Accept-Encoding"])
         let etag = gzip ? body.gzipETag : body.identityETag
         var headers: HTTPFields = ["ETag": etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
-        if GeneratedBodyETag.isNotModified(head, etag: etag) {
+        if GeneratedBodyETag.isNotModified(head, tag: gzip ? body.prepared.gzipTag : body.prepared.identityTag) {
             var r = Response(status: 304, headers: headers)
             r.sign(body.stamp)
             return r

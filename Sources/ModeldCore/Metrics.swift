@@ -36,7 +36,8 @@ public final class Metrics: Sendable {
     private enum Scalar: Int, CaseIterable {
         case eventsAccepted, eventsDuplicate, eventsRejected, eventBatches, eventCommits
         case catalogReloads, catalogReloadFailures, catalogReleases, publishes, accessLogDropped, guardSkippedLines
-        case catalogPolls, guardIntervals, signingRefused
+        case catalogPolls, guardIntervals, signingRefused, channelChecks
+        case segmentsShipped, shipFailures, guardShippedSegments
     }
 
     public init(version: String) {
@@ -67,6 +68,9 @@ public final class Metrics: Sendable {
 
     public func recordEventBatch() { add(.eventBatches) }
 
+    /// The channels a `POST /check` answered (SPEC §17.2: one update check each).
+    func recordChannelChecks(_ channels: Int) { add(.channelChecks, channels) }
+
     /// One group commit: one fdatasync covering one or more batches.
     public func recordEventCommit(fsyncNanoseconds: Int) {
         add(.eventCommits)
@@ -95,6 +99,11 @@ public final class Metrics: Sendable {
 
     func recordGuardSkippedLines(_ lines: Int) { add(.guardSkippedLines, lines) }
 
+    /// SPEC §18: segments this instance shipped, failed passes, bucket objects the guard read.
+    func recordSegmentsShipped(_ n: Int) { add(.segmentsShipped, n) }
+    func recordShipFailure() { add(.shipFailures) }
+    func recordGuardShippedSegments(_ n: Int) { add(.guardShippedSegments, n) }
+
     /// One interval of the guard evaluator, whether this instance holds the lock or stands by.
     func recordGuardInterval() { add(.guardIntervals) }
 
@@ -122,36 +131,29 @@ public final class Metrics: Sendable {
         for route in MetricsRoute.allCases {
             out.sample("modeld_http_response_body_bytes_total", labels: ["route": route.name], responseBodyBytes.value(route.rawValue))
         }
-        out.family("modeld_open_connections", .gauge, help: "Client connections currently open.")
-        out.sample("modeld_open_connections", openConnections.withLock { $0 }())
+        out.single("modeld_open_connections", .gauge, help: "Client connections currently open.", openConnections.withLock { $0 }())
+        out.single("modeld_check_channels_total", .counter,
+                   help: "Channels answered by POST /check; each is one update check (a /latest check is one request).", value(.channelChecks))
         out.family("modeld_events_total", .counter, help: "Outcome events received, by result.")
         out.sample("modeld_events_total", labels: ["result": "accepted"], value(.eventsAccepted))
         out.sample("modeld_events_total", labels: ["result": "duplicate"], value(.eventsDuplicate))
         out.sample("modeld_events_total", labels: ["result": "rejected"], value(.eventsRejected))
-        out.family("modeld_event_batches_total", .counter, help: "Event batches received.")
-        out.sample("modeld_event_batches_total", value(.eventBatches))
-        out.family("modeld_event_commits_total", .counter, help: "Event store group commits (fdatasyncs).")
-        out.sample("modeld_event_commits_total", value(.eventCommits))
+        out.single("modeld_event_batches_total", .counter, help: "Event batches received.", value(.eventBatches))
+        out.single("modeld_event_commits_total", .counter, help: "Event store group commits (fdatasyncs).", value(.eventCommits))
         out.family("modeld_fsync_seconds", .histogram, help: "Duration of event store fdatasyncs.")
         out.histogram("modeld_fsync_seconds", fsyncSeconds)
-        out.family("modeld_catalog_reloads_total", .counter, help: "Catalog loads from disk that were applied.")
-        out.sample("modeld_catalog_reloads_total", value(.catalogReloads))
-        out.family("modeld_catalog_reload_failures_total", .counter, help: "Changed catalogs refused as corrupt (the old one is kept).")
-        out.sample("modeld_catalog_reload_failures_total", value(.catalogReloadFailures))
-        out.family("modeld_catalog_polls_total", .counter, help: "Checks of catalog.json for a change.")
-        out.sample("modeld_catalog_polls_total", value(.catalogPolls))
-        out.family("modeld_catalog_releases", .gauge, help: "Releases in the loaded catalog.")
-        out.sample("modeld_catalog_releases", value(.catalogReleases))
-        out.family("modeld_publishes_total", .counter, help: "Models published through this instance.")
-        out.sample("modeld_publishes_total", value(.publishes))
-        out.family("modeld_access_log_dropped_total", .counter, help: "Access-log records dropped because the writer fell behind or failed.")
-        out.sample("modeld_access_log_dropped_total", value(.accessLogDropped))
-        out.family("modeld_signing_refused_total", .counter,
-                   help: "Derived snapshots not signed because the file for their version holds other bytes (the previous pointer is kept).")
-        out.sample("modeld_signing_refused_total", value(.signingRefused))
+        out.single("modeld_catalog_reloads_total", .counter, help: "Catalog loads from disk that were applied.", value(.catalogReloads))
+        out.single("modeld_catalog_reload_failures_total", .counter,
+                   help: "Changed catalogs refused as corrupt (the old one is kept).", value(.catalogReloadFailures))
+        out.single("modeld_catalog_polls_total", .counter, help: "Checks of catalog.json for a change.", value(.catalogPolls))
+        out.single("modeld_catalog_releases", .gauge, help: "Releases in the loaded catalog.", value(.catalogReleases))
+        out.single("modeld_publishes_total", .counter, help: "Models published through this instance.", value(.publishes))
+        out.single("modeld_access_log_dropped_total", .counter,
+                   help: "Access-log records dropped because the writer fell behind or failed.", value(.accessLogDropped))
+        out.single("modeld_signing_refused_total", .counter,
+                   help: "Derived snapshots not signed because the file for their version holds other bytes (the previous pointer is kept).", value(.signingRefused))
         renderGuards(&out)
-        out.family("modeld_build_info", .gauge, help: "Build information; the value is always 1.")
-        out.sample("modeld_build_info", labels: ["version": version], 1)
+        out.single("modeld_build_info", .gauge, help: "Build information; the value is always 1.", labels: ["version": version], 1)
         return out.text
     }
 
@@ -167,10 +169,16 @@ public final class Metrics: Sendable {
         for (release, g) in gauges { if let d = g.delta { out.sample("modeld_guard_delta", labels: ["release": release], d) } }
         out.family("modeld_guard_bound", .gauge, help: "Half-width of the one-sided sequential bound on the guard's delta.")
         for (release, g) in gauges { if let b = g.bound { out.sample("modeld_guard_bound", labels: ["release": release], b) } }
-        out.family("modeld_guard_skipped_lines_total", .counter, help: "Event segment lines the guard evaluator could not read (torn, foreign or uncommitted groups).")
-        out.sample("modeld_guard_skipped_lines_total", value(.guardSkippedLines))
-        out.family("modeld_guard_intervals_total", .counter, help: "Guard evaluator intervals run, holding data/guard.lock or standing by.")
-        out.sample("modeld_guard_intervals_total", value(.guardIntervals))
+        out.single("modeld_guard_skipped_lines_total", .counter,
+                   help: "Event segment lines the guard evaluator could not read (torn, foreign or uncommitted groups).", value(.guardSkippedLines))
+        out.single("modeld_events_segments_shipped_total", .counter,
+                   help: "Sealed event segments this instance shipped to events_ship's bucket.", value(.segmentsShipped))
+        out.single("modeld_events_ship_failures_total", .counter,
+                   help: "Shipping passes that failed (retried at the next pass).", value(.shipFailures))
+        out.single("modeld_guard_shipped_segments_read_total", .counter,
+                   help: "Shipped segments the guard evaluator read from guard_events_from.", value(.guardShippedSegments))
+        out.single("modeld_guard_intervals_total", .counter,
+                   help: "Guard evaluator intervals run, holding data/guard.lock or standing by.", value(.guardIntervals))
         out.family("modeld_guard_decisions_total", .counter, help: "Guard decisions recorded by this instance, by release and rule.")
         for (release, rules) in guardDecisions.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             for (rule, n) in rules.sorted(by: { $0.key < $1.key }) {

@@ -12,6 +12,12 @@ public struct MetricsTextWriter {
         text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
     }
 
+    /// A family of one sample: most of modeld's metrics.
+    public mutating func single(_ name: String, _ kind: Kind, help: String, labels: KeyValuePairs<String, String> = [:], _ value: Int) {
+        family(name, kind, help: help)
+        sample(name, labels: labels, value)
+    }
+
     public mutating func sample(_ name: String, labels: KeyValuePairs<String, String> = [:], _ value: Int) {
         line(name, labels.map { ($0.key, $0.value) }, String(value))
     }
@@ -45,24 +51,17 @@ public struct MetricsTextWriter {
         return value.description
     }
 
-    static func escapeLabel(_ value: String) -> String {
-        var out = ""
-        for character in value.unicodeScalars {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
+    static func escapeLabel(_ value: String) -> String { escape(value, quote: true) }
 
-    static func escapeHelp(_ value: String) -> String {
+    static func escapeHelp(_ value: String) -> String { escape(value, quote: false) }
+
+    /// Backslash and newline always; the double quote only where it would end a label value.
+    private static func escape(_ value: String, quote: Bool) -> String {
         var out = ""
         for character in value.unicodeScalars {
             switch character {
             case "\\": out += "\\\\"
+            case "\"" where quote: out += "\\\""
             case "\n": out += "\\n"
             default: out.unicodeScalars.append(character)
             }

@@ -25,7 +25,9 @@ struct ModelFileResponder: Sendable {
     }
 
     private func answer(_ head: RequestHead, file name: String) -> Response {
-        guard let model = catalog.served.files[name] else {
+        // A file the catalog names but that cannot be opened (deleted by hand, not yet
+        // replicated) is not served.
+        guard let model = catalog.served.files[name], let file = model.cell.open else {
             return Response.error(404, "not_found", "no such model file")
         }
         let h = head.headers
@@ -37,6 +39,6 @@ struct ModelFileResponder: Sendable {
         for (name, value) in plan.headers { headers.append(name, value) }
         let usesFile = plan.parts.contains { if case .file = $0 { true } else { false } }
         return Response(status: plan.status, headers: headers, parts: plan.parts,
-                        file: usesFile ? model.file : nil, label: RequestLabel(route: .models, modelID: model.release.id))
+                        file: usesFile ? file : nil, label: RequestLabel(route: .models, modelID: model.release.id))
     }
 }

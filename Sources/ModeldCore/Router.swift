@@ -11,25 +11,22 @@ struct Router: HTTPHandler {
     let admin: AdminResponder
     let tokens: TokensResponder
     let events: EventsResponder
+    let check: CheckResponder
     let operations: OperationsResponder
     let signedMetadata: SignedMetadataResponder
     /// nil: the console is off (disabled, or no admin token), every console path is 404.
     let console: ConsoleResponder?
 
     static let notFound = Response.error(404, "not_found", "no such resource")
-    private static let otherLabel: any Sendable = RequestLabel(route: .other)
 
     func handle(_ head: RequestHead, _ exchange: Exchange) -> HeadDecision {
-        switch Self.table.match(method: head.method, path: head.path) {
+        switch Self.table.match(head, labelling: exchange) {
         case .notFound:
-            exchange.label = Self.otherLabel
             return .respond(Self.notFound)
         case .notAllowed(let route):
-            exchange.label = route.label
             if case .failure(let refusal) = admit(route.access, head, exchange) { return .respond(refusal.response) }
             return .respond(Self.withRouteHeaders(route, route.notAllowed()))
         case .found(let route, let handler, let parameters):
-            exchange.label = route.label
             var request = RouteRequest(head: head, exchange: exchange, parameters: parameters)
             switch admit(route.access, head, exchange) {
             case .success(let caller): request.caller = caller

@@ -15,8 +15,10 @@ extension Router {
             // An update check with outcome events (SPEC §4.2).
             .post: .loop { r, q in r.events.handle(q.head, q.exchange, withUpdateCheck: true) },
         ]),
+        // Every channel of an app in one check, with outcome events (SPEC §17.2).
+        route("/check", .check, [.post: .loop { r, q in r.check.handle(q.head, q.exchange) }]),
         // The static mirror's name stays a GET resource, as it is on a CDN.
-        route("/latest_model_details.json", .latest, [.get: .loop { r, q in .respond(r.latest.respond(q.head)) }]),
+        route("/latest_model_details.json", .latest, [.get: .loop { r, q in .respond(r.latest.respondDetails(q.head)) }]),
         // Sent from file descriptors opened when the catalog was loaded: nothing blocks.
         route("/models/{file...}", .models, [.get: .loop { r, q in .respond(r.models.respond(q.head, file: q.parameter(0))) }]),
         route("/events", .events, [.post: .loop { r, q in r.events.handle(q.head, q.exchange, withUpdateCheck: false) }]),

@@ -6,11 +6,12 @@ import Synchronization
 /// The background half of signing (SPEC §12): re-signs every /latest body each
 /// `resign_seconds`, and writes the static snapshot + signed pointer at start-up (covering
 /// changes made while no server ran), after every catalog change the watcher sees (published
-/// here or offline) and each `resign_seconds`.
+/// here or offline) and each `resign_seconds`. Every instance signs its own /latest bodies;
+/// only the one holding the directory's writer duties writes the files (`WriterDuties`).
 final class SigningService: Sendable {
     private let loop: BackgroundLoop
 
-    init(signing: Signing, holder: CatalogHolder, store: CatalogStore, graceDays: Int) {
+    init(signing: Signing, holder: CatalogHolder, store: CatalogStore, graceDays: Int, duties: WriterDuties) {
         let details = SignedDetails(store: store, signer: signing.signer, graceDays: graceDays)
         let period = Int64(signing.resignSeconds)
         let nextResign = Mutex(Signing.now() + period)
@@ -23,7 +24,7 @@ final class SigningService: Sendable {
                 nextResign.withLock { $0 = now + period }
                 writePointer = true
             }
-            if writePointer {
+            if writePointer && duties.isHeld {
                 do throws(CatalogError) { try details.refresh(now: now) } catch {
                     Logger(label: "modeld.signing").error("cannot write \(SignedPointer.fileName): \(error)")
                 }

@@ -14,6 +14,8 @@ public struct SignatureBase: Sendable, Equatable {
         case details
         /// A channel's rules pointer (SPEC §9.2).
         case rules
+        /// The rules index, every channel's current snapshot (SPEC §17.2).
+        case rulesIndex = "rules-index"
     }
 
     public var kind: Kind

@@ -71,20 +71,15 @@ public struct SignedPointer: Sendable, Equatable {
 
     /// One line of JSON, fields in the SPEC's order (a rules pointer names its channel after `kind`).
     public func encoded() -> [UInt8] {
-        let sigs = signatures.map { "{\"keyid\":\"\($0.keyID)\",\"sig\":\"\($0.base64)\"}" }.joined(separator: ",")
         let channelField = channel.map { ",\"channel\":\"\($0)\"" } ?? ""
         return Array("""
         {"v":1,"kind":"\(kind.rawValue)"\(channelField),"catalog":\(catalog),"created":\(created),"expires":\(expires),\
-        "file":"\(file)","size":\(size),"sha256":"\(sha256)","signatures":[\(sigs)]}
+        "file":"\(file)","size":\(size),"sha256":"\(sha256)","signatures":\(Signature.jsonArray(signatures))}
 
         """.utf8)
     }
 
     private struct Wire: Decodable {
-        struct Sig: Decodable {
-            let keyid: String
-            let sig: String
-        }
         let v: Int
         let kind: String
         let channel: String?
@@ -94,7 +89,7 @@ public struct SignedPointer: Sendable, Equatable {
         let file: String
         let size: Int
         let sha256: String
-        let signatures: [Sig]
+        let signatures: [Signature.JSON]
     }
 
     /// Parses and checks the shape; whether the signatures verify is the verifier's job.
@@ -114,13 +109,7 @@ public struct SignedPointer: Sendable, Equatable {
         // tampered pointer cannot send a client elsewhere (and it is signed-over via catalog).
         let expected = file(kind: kind, channel: w.channel, catalog: w.catalog)
         guard w.file == expected else { throw PointerError("file \(w.file) is not \(expected)") }
-        var signatures: [Signature] = []
-        for s in w.signatures {
-            guard KeyID.isValid(s.keyid), let bytes = Data(base64Encoded: s.sig) else {
-                throw PointerError("bad signature entry for keyid \(s.keyid)")
-            }
-            signatures.append(Signature(keyID: s.keyid, bytes: Array(bytes)))
-        }
+        let signatures = try Signature.decoded(w.signatures)
         let params = SignatureParams(catalog: w.catalog, created: w.created, expires: w.expires)
         return SignedPointer(kind: kind, channel: w.channel, params: params,
                              base: SignatureBase(kind: kind, catalog: w.catalog, created: w.created, expires: w.expires, size: w.size, sha256: w.sha256),
@@ -128,6 +117,30 @@ public struct SignedPointer: Sendable, Equatable {
     }
 }
 
+extension Signature {
+    /// An entry of a signed document's `signatures` (a pointer, the rules index).
+    struct JSON: Decodable {
+        let keyid: String
+        let sig: String
+    }
+
+    /// `signatures` as the documents write it: `[{"keyid":"…","sig":"<base64>"},…]`.
+    static func jsonArray(_ signatures: [Signature]) -> String {
+        "[" + signatures.map { "{\"keyid\":\"\($0.keyID)\",\"sig\":\"\($0.base64)\"}" }.joined(separator: ",") + "]"
+    }
+
+    /// Each entry with a valid keyid and base64; whether they verify is the verifier's job.
+    static func decoded(_ entries: [JSON]) throws(PointerError) -> [Signature] {
+        var signatures: [Signature] = []
+        for s in entries {
+            guard KeyID.isValid(s.keyid), let bytes = Data(base64Encoded: s.sig) else {
+                throw PointerError("bad signature entry for keyid \(s.keyid)")
+            }
+            signatures.append(Signature(keyID: s.keyid, bytes: Array(bytes)))
+        }
+        return signatures
+    }
+}
 
 public struct PointerError: Error, Sendable, CustomStringConvertible {
     public var description: String

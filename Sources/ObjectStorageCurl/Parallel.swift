@@ -1,6 +1,9 @@
 import CurlTransport
-import Foundation
+import Dispatch
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs jobs on threads of their own. Transfers block on the network, so the width is not
 /// capped at the core count (as Dispatch's concurrentPerform is): a store answers each request
@@ -18,16 +21,36 @@ public enum Parallel {
         let work = Work<T, E>(count: count)
         let finished = DispatchSemaphore(value: 0)
         for _ in 0..<threads {
-            Thread {
+            detachThread {
                 while let index = work.claim() {
                     do throws(E) { work.complete(index, with: try job(index)) } catch { work.fail(error) }
                 }
                 finished.signal()
-            }.start()
+            }
         }
         for _ in 0..<threads { finished.wait() }
         return try work.results()
     }
+}
+
+/// Runs `body` on a new detached POSIX thread (not Foundation's `Thread`: modeld, which links
+/// this module for §18's shipping, needs FoundationEssentials only).
+private func detachThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, &attributes, { raw in
+        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+        return nil
+    }, box)
+    precondition(rc == 0, "pthread_create failed: \(rc)")
 }
 
 /// The jobs' shared ledger: which job is next, the results so far, the first failure.

@@ -13,6 +13,19 @@ public protocol SelectableRelease {
     /// Whether a client at `sdk` is inside `[sdk_min, sdk_max)`.
     func covers(_ sdk: SDKVersion) -> Bool
     var variants: [SelectionVariant] { get }
+    /// The model it applies on top of (SPEC §3.2), nil for a release that stands alone.
+    var base: ReleaseBase? { get }
+}
+
+extension SelectableRelease {
+    /// Whether a check reporting `bases` may get this release at all (SPEC §3.2): a release
+    /// with a base only when the check reports that base. The one per-release eligibility rule
+    /// beside state, channel and SDK range.
+    @inlinable
+    public func isEligible(reporting bases: ReportedBases) -> Bool {
+        guard let base else { return true }
+        return bases.reports(base)
+    }
 }
 
 /// What variant choice reads of a variant (SPEC §3.1).
@@ -52,30 +65,41 @@ public enum ReleaseSelector {
 
     @inlinable
     public static func contenders<C: Collection>(
-        in releases: C, sdk: SDKVersion, channel: String
+        in releases: C, sdk: SDKVersion, channel: String, bases: ReportedBases = .none
     ) -> Contenders<C.Element> where C.Element: SelectableRelease {
-        var result = Contenders<C.Element>()
-        var partials: [C.Element] = []
-        for r in releases where r.isSelectable && r.channel == channel && r.covers(sdk) {
-            if r.rolloutPercent >= 100 {
-                if result.full.map({ r.seq > $0.seq }) ?? true { result.full = r }
-            } else if r.rolloutPercent > 0 {
-                partials.append(r)
+        // Positions, not elements: a release is a large value (a copy retains each of its
+        // fields) and a check reads a whole channel, so the scan reads fields in place and only
+        // the contenders are copied out, once each.
+        var full: C.Index?
+        var fullSeq = Int64.min
+        var partials: [C.Index] = []
+        var i = releases.startIndex
+        while i != releases.endIndex {
+            defer { releases.formIndex(after: &i) }
+            guard releases[i].isSelectable && releases[i].channel == channel && releases[i].covers(sdk)
+                && releases[i].isEligible(reporting: bases) else { continue }
+            let percent = releases[i].rolloutPercent
+            if percent >= 100 {
+                if full == nil || releases[i].seq > fullSeq { full = i; fullSeq = releases[i].seq }
+            } else if percent > 0 {
+                partials.append(i)
             }
         }
+        var result = Contenders<C.Element>()
+        result.full = full.map { releases[$0] }
         // Only the partial releases that could beat the 100 % winner are ever hashed.
-        if let full = result.full { partials.removeAll { $0.seq <= full.seq } }
-        result.partials = partials
+        for p in partials where full == nil || releases[p].seq > fullSeq { result.partials.append(releases[p]) }
         return result
     }
 
-    /// Among active releases of `channel` with `sdk_min <= sdk < sdk_max`, the highest `seq`
-    /// that is either at 100 % or has `clientID` inside its rollout bucket.
+    /// Among active releases of `channel` with `sdk_min <= sdk < sdk_max` whose base (if any)
+    /// the check reports, the highest `seq` that is either at 100 % or has `clientID` inside its
+    /// rollout bucket.
     @inlinable
     public static func select<C: Collection>(
-        from releases: C, sdk: SDKVersion, channel: String, clientID: String?
+        from releases: C, sdk: SDKVersion, channel: String, clientID: String?, bases: ReportedBases = .none
     ) -> Selection<C.Element> where C.Element: SelectableRelease & Sendable {
-        let contenders = contenders(in: releases, sdk: sdk, channel: channel)
+        let contenders = contenders(in: releases, sdk: sdk, channel: channel, bases: bases)
         var bestPartial: C.Element?     // highest-seq partial release the client is in
         if let clientID {
             for r in contenders.partials where bucket(releaseID: r.id, clientID: clientID) < r.rolloutPercent {

@@ -1,3 +1,5 @@
+import JSONSupport
+
 /// A channel's rules document (SPEC §9.2), `models/rules/<channel>/<N>.json`:
 /// `{"v":1,"channel":C,"catalog":N,"releases":[…]}` with the channel's active releases, each the
 /// fields of its §4.1 document plus `seq`, `rollout_percent` and `variants`. The server writes it
@@ -12,62 +14,55 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
     public let catalog: Int64
     public let releases: [Entry]
 
+    /// A release of the snapshot: its §4.1 document (`ReleaseDocument`, the shape shared with
+    /// `/latest`; its members read through, `entry.sha256`) plus `seq`, `rollout_percent` and the
+    /// live variants in listed order.
+    @dynamicMemberLookup
     public struct Entry: Decodable, Equatable, Sendable, SelectableRelease {
-        public let id: String
-        public let url: String
-        public let sha256: String
-        public let size: Int64
-        public let sdkMin: String
-        public let sdkMax: String?
-        public let channel: String
-        public let label: String
-        public let publishedAt: String
+        public let document: ReleaseDocument
         public let seq: Int64
         public let rolloutPercent: Int
         public let variants: [Variant]
-        /// The file's chunk list (SPEC §14), when one was published: what delta updates use.
-        public let chunks: ChunkListReference?
-        /// The file's packed form and patches (SPEC §16), when derived: what the client weighs
-        /// against a delta and the full file.
-        public let packed: PackedReference?
-        public let patches: [PatchReference]?
         private let minVersion: SDKVersion
         private let maxVersion: SDKVersion?
 
+        /// After the document's members.
         enum CodingKeys: String, CodingKey {
-            case id, url, sha256, size, channel, label, seq, variants, chunks, packed, patches
-            case sdkMin = "sdk_min", sdkMax = "sdk_max", publishedAt = "published_at", rolloutPercent = "rollout_percent"
+            case seq, rolloutPercent = "rollout_percent", variants
         }
 
         public init(from decoder: any Decoder) throws {
+            document = try ReleaseDocument(from: decoder)
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            id = try c.decode(String.self, forKey: .id)
-            url = try c.decode(String.self, forKey: .url)
-            sha256 = try c.decode(String.self, forKey: .sha256)
-            size = try c.decode(Int64.self, forKey: .size)
-            sdkMin = try c.decode(String.self, forKey: .sdkMin)
-            sdkMax = try c.decodeIfPresent(String.self, forKey: .sdkMax)
-            channel = try c.decode(String.self, forKey: .channel)
-            label = try c.decode(String.self, forKey: .label)
-            publishedAt = try c.decode(String.self, forKey: .publishedAt)
             seq = try c.decode(Int64.self, forKey: .seq)
             rolloutPercent = try c.decode(Int.self, forKey: .rolloutPercent)
             variants = try c.decode([Variant].self, forKey: .variants)
-            chunks = try c.decodeIfPresent(ChunkListReference.self, forKey: .chunks)
-            packed = try c.decodeIfPresent(PackedReference.self, forKey: .packed)
-            patches = try c.decodeIfPresent([PatchReference].self, forKey: .patches)
-            guard let min = SDKVersion(sdkMin) else { throw InvalidInput("sdk_min", "\(sdkMin) is not an SDK version") }
-            minVersion = min
-            if let sdkMax {
-                guard let max = SDKVersion(sdkMax) else { throw InvalidInput("sdk_max", "\(sdkMax) is not an SDK version") }
-                maxVersion = max
-            } else {
-                maxVersion = nil
-            }
-            guard (0...100).contains(rolloutPercent) else { throw InvalidInput("rollout_percent", "\(rolloutPercent) is not 0–100") }
-            guard NameRule.matches(channel) else { throw InvalidInput("channel", "\(channel) is not [a-z0-9_-]{1,32}") }
+            // The release contract's own rules (ReleaseFields), as the server published by.
+            (minVersion, maxVersion) = try document.checkFields()
+            try ReleaseFields.checkRollout(rolloutPercent)
+            guard document.label != nil, document.publishedAt != nil else { throw InvalidInput("releases", "an entry lacks label or published_at") }
         }
 
+        /// The server's side of `init(from:)`: the document's members, then the rules' own.
+        package static func write(document: ReleaseDocument, seq: Int64, rolloutPercent: Int, variants: [Variant], to w: inout JSONWriter) {
+            w.beginObject()
+            document.writeFields(to: &w)
+            w.field(CodingKeys.seq, seq)
+            w.field(CodingKeys.rolloutPercent, rolloutPercent)
+            w.key(CodingKeys.variants.stringValue)
+            w.beginArray()
+            for v in variants { v.write(to: &w) }
+            w.endArray()
+            w.endObject()
+        }
+
+        public subscript<T>(dynamicMember member: KeyPath<ReleaseDocument, T>) -> T { document[keyPath: member] }
+        public var id: String { document.id }
+        public var channel: String { document.channel }
+        public var base: ReleaseBase? { document.base }
+        /// Never nil in an entry (`init(from:)` requires them).
+        public var label: String { document.label ?? "" }
+        public var publishedAt: String { document.publishedAt ?? "" }
         public var isSelectable: Bool { true }   // the snapshot lists active releases only
 
         public func covers(_ sdk: SDKVersion) -> Bool {
@@ -75,38 +70,68 @@ public struct RulesSnapshot: Decodable, Equatable, Sendable {
         }
     }
 
+    /// A variant of an entry: its file (and that file's other forms) and its conditions.
     public struct Variant: Decodable, Equatable, Sendable, SelectableVariant {
         public let name: String
         public let url: String
         public let sha256: String
         public let size: Int64
         public let requires: VariantRequirements
+        public let diskBytes: Int64?
         public let chunks: ChunkListReference?
         public let packed: PackedReference?
         public let patches: [PatchReference]?
 
         public var isLive: Bool { true }   // removed variants are not listed
+
+        /// In written order; `chunks`, `packed` and `patches` after `disk_bytes`, as `FileLinks` writes them.
+        enum CodingKeys: String, CodingKey {
+            case name, url, sha256, size, diskBytes = "disk_bytes", chunks, packed, patches, requires
+        }
+
+        public init(name: String, url: String, sha256: String, size: Int64, requires: VariantRequirements, diskBytes: Int64?,
+                    chunks: ChunkListReference?, packed: PackedReference?, patches: [PatchReference]?) {
+            (self.name, self.url, self.sha256, self.size, self.requires, self.diskBytes) = (name, url, sha256, size, requires, diskBytes)
+            (self.chunks, self.packed, self.patches) = (chunks, packed, patches)
+        }
+
+        func write(to w: inout JSONWriter) {
+            w.beginObject()
+            w.field(CodingKeys.name, name)
+            w.field(CodingKeys.url, url)
+            w.field(CodingKeys.sha256, sha256)
+            w.field(CodingKeys.size, size)
+            if let diskBytes { w.field(CodingKeys.diskBytes, diskBytes) }
+            FileLinks(chunks: chunks, packed: packed, patches: patches).write(to: &w)
+            w.key(CodingKeys.requires.stringValue)
+            requires.write(to: &w)
+            w.endObject()
+        }
     }
 
     /// What the device gets (SPEC §3, §3.1): the release and, when one matches, its variant.
     public struct Answer: Equatable, Sendable {
         public let release: Entry
         public let variant: Variant?
-        /// The file to download: the variant's when one matched.
-        public var url: String { variant?.url ?? release.url }
-        public var sha256: String { variant?.sha256 ?? release.sha256 }
-        public var size: Int64 { variant?.size ?? release.size }
-        /// The chunk list, packed form and patches of that file: a variant's own, never the
-        /// release's (another file).
-        public var chunks: ChunkListReference? { variant.map(\.chunks) ?? release.chunks }
-        public var packed: PackedReference? { variant.map(\.packed) ?? release.packed }
-        public var patches: [PatchReference]? { variant.map(\.patches) ?? release.patches }
+
+        /// The §4.1 document `/latest` answers for it (SPEC §9.2, §3.1): with a variant, its
+        /// file's url, sha256, size, disk bytes, chunk list, packed form and patches (never the
+        /// release's: another file) and its name.
+        public var document: ReleaseDocument {
+            var d = release.document
+            if let variant {
+                (d.url, d.sha256, d.size, d.diskBytes, d.variant) = (variant.url, variant.sha256, variant.size, variant.diskBytes, variant.name)
+                (d.chunks, d.packed, d.patches) = (variant.chunks, variant.packed, variant.patches)
+            }
+            return d
+        }
     }
 
     /// The answer `/latest` gives for these inputs at this snapshot's catalog version; nil =
     /// `no_model`.
-    public func answer(sdk: SDKVersion, clientID: String?, device: DeviceAttributes) -> Answer? {
-        guard let release = ReleaseSelector.select(from: releases, sdk: sdk, channel: channel, clientID: clientID).release else {
+    /// `bases`: the client's installed models (SPEC §3.2), for releases with a base.
+    public func answer(sdk: SDKVersion, clientID: String?, device: DeviceAttributes, bases: ReportedBases = .none) -> Answer? {
+        guard let release = ReleaseSelector.select(from: releases, sdk: sdk, channel: channel, clientID: clientID, bases: bases).release else {
             return nil
         }
         return Answer(release: release, variant: release.variantIndex(for: device).map { release.variants[$0] })

@@ -1,17 +1,21 @@
+import JSONSupport
+
 /// The conditions a variant's device must meet (SPEC §3.1). Every condition set must hold; one
 /// whose attribute the request lacks does not, so a request without attributes gets the
 /// release's default file. Shared by the server and the client (SPEC §9.2); the catalog's
-/// text forms and JSON writing live in ModelCatalog.
+/// text forms live in ModelCatalog.
 public struct VariantRequirements: Hashable, Sendable {
     public private(set) var platform: [String]?
     public private(set) var minOS: String?
     public private(set) var minRAMMB: Int?
     public private(set) var devicePrefix: [String]?
+    /// Exact system-model version (SPEC §3.2).
+    public private(set) var systemModel: String?
     private var minOSVersion: SDKVersion?
 
-    public static let keys = ["platform", "min_os", "min_ram_mb", "device_prefix"]
+    public static let keys = ["platform", "min_os", "min_ram_mb", "device_prefix", "system_model"]
 
-    public init(platform: [String]? = nil, minOS: String? = nil, minRAMMB: Int? = nil, devicePrefix: [String]? = nil) throws(InvalidInput) {
+    public init(platform: [String]? = nil, minOS: String? = nil, minRAMMB: Int? = nil, devicePrefix: [String]? = nil, systemModel: String? = nil) throws(InvalidInput) {
         if let platform {
             guard !platform.isEmpty else { throw InvalidInput("requires.platform", "must list at least one platform") }
             for p in platform where !DeviceAttributes.isPlatform(p) {
@@ -31,13 +35,17 @@ public struct VariantRequirements: Hashable, Sendable {
                 throw InvalidInput("requires.device_prefix", "\(d) must be 1–64 printable ASCII characters")
             }
         }
+        if let systemModel, !DeviceAttributes.isSystemModel(systemModel) {
+            throw InvalidInput("requires.system_model", "\(systemModel) must match [A-Za-z0-9._-]{1,32}")
+        }
+        self.systemModel = systemModel
         self.platform = platform
         self.minOS = minOS
         self.minRAMMB = minRAMMB
         self.devicePrefix = devicePrefix
     }
 
-    public var isEmpty: Bool { platform == nil && minOS == nil && minRAMMB == nil && devicePrefix == nil }
+    public var isEmpty: Bool { platform == nil && minOS == nil && minRAMMB == nil && devicePrefix == nil && systemModel == nil }
 
     /// Whether a device meets every condition (SPEC §3.1); a missing attribute fails its condition.
     public func matches(_ device: DeviceAttributes) -> Bool {
@@ -45,6 +53,7 @@ public struct VariantRequirements: Hashable, Sendable {
         if let minOSVersion, !(device.os.map { $0 >= minOSVersion } ?? false) { return false }
         if let minRAMMB, !(device.ramMB.map { $0 >= minRAMMB } ?? false) { return false }
         if let devicePrefix, !(device.device.map { d in devicePrefix.contains { d.hasPrefix($0) } } ?? false) { return false }
+        if let systemModel, device.systemModel != systemModel { return false }
         return true
     }
 }
@@ -54,7 +63,7 @@ extension VariantRequirements: Decodable {
     /// strictly: an unknown key or a wrong type throws `InvalidInput` naming `requires.<key>`.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
-        var platform: [String]?, minOS: String?, minRAMMB: Int?, devicePrefix: [String]?
+        var platform: [String]?, minOS: String?, minRAMMB: Int?, devicePrefix: [String]?, systemModel: String?
         for key in c.allKeys {
             let name = "requires." + key.stringValue
             switch key.stringValue {
@@ -70,11 +79,25 @@ extension VariantRequirements: Decodable {
             case "device_prefix":
                 guard let v = try? c.decode([String].self, forKey: key) else { throw InvalidInput(name, "must be an array of strings") }
                 devicePrefix = v
+            case "system_model":
+                guard let v = try? c.decode(String.self, forKey: key) else { throw InvalidInput(name, "must be a string") }
+                systemModel = v
             default:
                 throw InvalidInput(name, "unknown condition; allowed: \(VariantRequirements.keys.joined(separator: ", "))")
             }
         }
-        try self.init(platform: platform, minOS: minOS, minRAMMB: minRAMMB, devicePrefix: devicePrefix)
+        try self.init(platform: platform, minOS: minOS, minRAMMB: minRAMMB, devicePrefix: devicePrefix, systemModel: systemModel)
+    }
+
+    /// The same form, the conditions set in `keys` order.
+    package func write(to w: inout JSONWriter) {
+        w.beginObject()
+        if let platform { w.key("platform"); w.stringArray(platform) }
+        if let minOS { w.field("min_os", minOS) }
+        if let minRAMMB { w.field("min_ram_mb", minRAMMB) }
+        if let devicePrefix { w.key("device_prefix"); w.stringArray(devicePrefix) }
+        if let systemModel { w.field("system_model", systemModel) }
+        w.endObject()
     }
 }
 

@@ -1,52 +1,62 @@
 import ArgumentParser
-import Foundation
+import ModelCatalog
 
-/// Client-side checks mirroring the server's (SPEC §3), so a typo exits 2 before a byte is sent.
+/// modelctl's flags checked with the release's own field rules (ReleaseFields, the rules the
+/// server applies), so a typo exits 2 before a byte is sent; each message names the flag.
 enum AdminValidation {
-    /// `MAJOR[.MINOR[.PATCH]]`, each 0–999999; missing components are 0.
-    static func sdkVersion(_ text: String, option: String) throws -> [Int] {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        let numbers = parts.compactMap { part -> Int? in
-            guard (1...6).contains(part.count), part.allSatisfy(\.isASCII), part.allSatisfy(\.isNumber) else { return nil }
-            return Int(part)
+    static func sdkRange(min sdkMin: String, max sdkMax: String?) throws {
+        do throws(InvalidInput) { _ = try ReleaseFields.checkSDKRange(min: sdkMin, max: sdkMax) } catch {
+            let option = error.parameter == "sdk_max" ? "--sdk-max" : "--sdk-min"
+            throw ValidationError("\(option) '\(option == "--sdk-max" ? sdkMax ?? "" : sdkMin)': \(error.message)")
         }
-        guard (1...3).contains(parts.count), numbers.count == parts.count else {
+    }
+
+    static func sdkVersion(_ text: String, option: String) throws {
+        guard SDKVersion(text) != nil else {
             throw ValidationError("\(option) '\(text)' is not an SDK version (MAJOR[.MINOR[.PATCH]], numbers 0-999999)")
         }
-        return numbers + Array(repeating: 0, count: 3 - numbers.count)
     }
 
     static func channel(_ text: String) throws {
-        guard (1...32).contains(text.utf8.count),
-              text.utf8.allSatisfy({ isLowerAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }) else {
-            throw ValidationError("--channel '\(text)' must be 1-32 characters of a-z, 0-9, _ and -")
-        }
+        try flag("--channel '\(text)'") { () throws(InvalidInput) in try ReleaseFields.checkChannel(text) }
+    }
+
+    /// A new release's channel: also not a reserved name (`index`).
+    static func publishChannel(_ text: String) throws {
+        try flag("--channel '\(text)'") { () throws(InvalidInput) in try ReleaseFields.checkPublishableChannel(text) }
     }
 
     static func releaseID(_ text: String, option: String = "ID") throws {
-        guard UUID(uuidString: text) != nil else { throw ValidationError("\(option) '\(text)' is not a UUID") }
+        try flag("\(option) '\(text)'") { () throws(InvalidInput) in try ReleaseFields.checkID(text) }
     }
 
     static func rollout(_ percent: Int, option: String) throws {
-        guard (0...100).contains(percent) else { throw ValidationError("\(option) must be 0-100, got \(percent)") }
+        try flag("\(option) \(percent)") { () throws(InvalidInput) in try ReleaseFields.checkRollout(percent) }
+    }
+
+    static func label(_ text: String) throws {
+        try flag("--label") { () throws(InvalidInput) in try ReleaseFields.checkLabel(text) }
+    }
+
+    static func contentType(_ text: String) throws {
+        do throws(CatalogError) { try Release.validatePublishableContentType(text) } catch {
+            throw ValidationError("--content-type '\(text)': \(error.message)")
+        }
     }
 
     /// Everything after the first dot of the file's base name, lowercased (`x.mlmodelc.zip` →
-    /// `mlmodelc.zip`); it must match `[a-z0-9]+(\.[a-z0-9]+)*` and be at most 16 characters.
+    /// `mlmodelc.zip`), as the release's `ext`.
     static func ext(ofFile path: String) throws -> String {
-        let base = path.split(separator: "/").last.map(String.init) ?? path
-        guard let dot = base.firstIndex(of: ".") else {
-            throw ValidationError("'\(base)' has no extension; the release's ext is everything after the first dot of the file name")
-        }
-        let ext = base[base.index(after: dot)...].lowercased()
-        let parts = ext.split(separator: ".", omittingEmptySubsequences: false)
-        guard ext.utf8.count <= 16, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isLowerAlphanumeric) }) else {
-            throw ValidationError("extension '\(ext)' of '\(base)' must be dot-separated a-z/0-9 words, at most 16 characters")
+        guard let ext = ReleaseFields.ext(ofFileName: path) else {
+            let base = path.split(separator: "/").last.map(String.init) ?? path
+            throw ValidationError("'\(base)' has no usable extension: the release's ext is everything after the first dot "
+                + "of the file name, dot-separated a-z/0-9 words, at most \(ReleaseFields.maxExtLength) characters")
         }
         return ext
     }
 
-    private static func isLowerAlphanumeric(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    /// Runs one rule, its failure worded for the flag: "--channel 'X': must match …".
+    private static func flag(_ name: String, _ rule: () throws(InvalidInput) -> Void) throws {
+        do throws(InvalidInput) { try rule() } catch { throw ValidationError("\(name): \(error.message)") }
     }
 }

@@ -9,7 +9,8 @@ struct CostEstimateCommand: ParsableCommand {
         discussion: """
         SIZE: bytes, or a number with a unit: KB MB GB TB (10^3…) or KiB MiB GiB TiB (2^10…), \
         case-insensitive. Polls: installs × polls-per-day × 30, each --poll-bytes \
-        (default \(EstimateInputs.defaultPollBytes) B, a typical /latest body) and one request. \
+        (default \(EstimateInputs.defaultPollBytes) B, a typical /latest body) and one request; with \
+        --models-per-install N, N requests per poll, or one of N × --poll-bytes with --batched. \
         --cdn-hit-ratio R (0–1, default 0: no CDN) is the share of checks a CDN answers from its cache: \
         CDN rows bill every check, bucket rows only the misses. --mode server: modeld answers the \
         checks, so bucket rows bill none; the misses leave modeld's host, priced as egress on \
@@ -27,6 +28,10 @@ struct CostEstimateCommand: ParsableCommand {
     var pollsPerDay: String?
     @Option(help: "Bytes of one update-check response (SIZE).")
     var pollBytes: String?
+    @Option(help: "Models (channels) each install checks at every poll (default 1).")
+    var modelsPerInstall: String?
+    @Flag(help: "One request per poll for all of an install's models (POST /check, or the rules index) instead of one per model.")
+    var batched = false
     @Option(help: "Share of update checks a CDN answers from its cache, 0–1 (default 0: no CDN).")
     var cdnHitRatio: String?
     @Option(help: "Who answers update checks: static (the bucket, §9.1/§9.2) or server (modeld's /latest).")
@@ -79,8 +84,9 @@ struct CostEstimateCommand: ParsableCommand {
         if pollBytes != nil, installs == nil {
             throw CLIFailure("--poll-bytes needs --installs and --polls-per-day", exitCode: 2)
         }
-        if cdnHitRatio != nil, installs == nil {
-            throw CLIFailure("--cdn-hit-ratio needs --installs and --polls-per-day", exitCode: 2)
+        for (given, option) in [(cdnHitRatio != nil, "--cdn-hit-ratio"), (modelsPerInstall != nil, "--models-per-install"),
+                                (batched, "--batched")] where given && installs == nil {
+            throw CLIFailure("\(option) needs --installs and --polls-per-day", exitCode: 2)
         }
         guard let checkMode = CheckMode(rawValue: mode) else {
             throw CLIFailure("--mode must be static or server, not '\(mode)'", exitCode: 2)
@@ -91,19 +97,31 @@ struct CostEstimateCommand: ParsableCommand {
             }
             return r
         } ?? .none
+        // A batched check in server mode is `POST /check` (SPEC §17.2), which no CDN answers from its cache.
+        if batched, checkMode == .server, ratio != .none {
+            throw CLIFailure("--batched in server mode is POST /check, which a CDN does not cache: --cdn-hit-ratio must be 0", exitCode: 2)
+        }
+        let models = try modelsPerInstall.map { (text: String) throws -> Int64 in
+            let n = try count(text, "--models-per-install")
+            guard n >= 1 else { throw CLIFailure("--models-per-install must be at least 1, not '\(text)'", exitCode: 2) }
+            return n
+        } ?? 1
         let monthly = try serverMonthly.map { text in
             guard let r = Rate(decimal: text), r.nanoUSD % 10_000_000 == 0 else {
                 throw CLIFailure("--server-monthly must be US dollars with at most 2 decimals, not '\(text)'", exitCode: 2)
             }
             return Money(cents: r.nanoUSD / 10_000_000)
         } ?? .zero
-        return EstimateInputs(
+        var inputs = EstimateInputs(
             downloads: try count(downloads, "--downloads"), sizeBytes: try bytes(size),
             installs: try installs.map { try count($0, "--installs") } ?? 0,
             pollsPerDay: try pollsPerDay.map { try count($0, "--polls-per-day") } ?? 0,
             pollBytes: try pollBytes.map(bytes) ?? EstimateInputs.defaultPollBytes,
             freeTier: pricing.freeTier, gbUnit: try pricing.unit(),
             cdnHitRatio: ratio, checkMode: checkMode, serverMonthly: monthly)
+        inputs.modelsPerInstall = models
+        inputs.batched = batched
+        return inputs
     }
 }
 

@@ -33,7 +33,7 @@ struct CostReportCommand: ParsableCommand {
             let format = try outputFormat(format, allowed: OutputFormat.allCases)
             guard !accessLogs.isEmpty else { throw CLIFailure("missing --access-log FILE…", exitCode: 2) }
             for (name, day) in [("--since", since), ("--until", until)] {
-                if let day, !AccessLogRecord.isDay(day) {
+                if let day, !EgressLogRecord.isDay(day) {
                     throw CLIFailure("\(name) must be a day YYYY-MM-DD, not '\(day)'", exitCode: 2)
                 }
             }
@@ -63,7 +63,7 @@ struct CostReportCommand: ParsableCommand {
 
 /// Feeds an access log (SPEC §6) to `add` one record at a time (constant memory whatever the
 /// log size): `cost report` and `--transfer-ratio-from`.
-func readAccessLog(_ path: String, _ add: (AccessLogRecord) -> Void) throws {
+func readAccessLog(_ path: String, _ add: (EgressLogRecord) -> Void) throws {
     guard let file = fopen(path, "r") else {
         throw CLIFailure("cannot open \(path): \(String(cString: strerror(errno)))")
     }
@@ -81,7 +81,7 @@ func readAccessLog(_ path: String, _ add: (AccessLogRecord) -> Void) throws {
         let line = String(decoding: terminated ? bytes.dropLast() : bytes[...], as: UTF8.self)
         if line.allSatisfy({ $0 == " " || $0 == "\r" }) { continue }
         do {
-            add(try AccessLogRecord(jsonLine: line))
+            add(try EgressLogRecord(jsonLine: line))
         } catch {
             // A crash mid-write leaves one unterminated half line at the end: skip it (SPEC §5, §6).
             if !terminated, feof(file) != 0 {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineArguments
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -77,7 +78,8 @@ extension Modelctl {
     /// Usage errors exit 2 as SPEC §7 says (ArgumentParser's own default is EX_USAGE, 64).
     static func main() {
         do {
-            var command = try parseAsRoot(GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
+            let arguments = NegativeNumbers.attached(Array(CommandLine.arguments.dropFirst()))
+            var command = try parseAsRoot(GlobalOptions.movingLeadingOptions(arguments))
             try command.run()
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }

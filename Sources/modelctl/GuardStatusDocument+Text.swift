@@ -42,6 +42,10 @@ extension GuardStatusDocument.Content {
             lines.append(("srm", "treatment \(srm.treatment), control \(srm.control) clients, p \(p) (cohorts \(cohorts))"))
         }
         lines.append(("evaluated", evaluatedAt ?? "never"))
+        // SPEC §18: how far each instance's events were read (the lag of a bucket-fed guard).
+        if let eventsRead, !eventsRead.isEmpty {
+            lines.append(("events read", eventsRead.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")))
+        }
         lines.append(("decisions", decisions.isEmpty ? "none" : "last \(decisions.count)"))
         let width = (lines.map(\.0.count).max() ?? 0) + 2
         var out = lines.map { ($0.0 + ":").padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }

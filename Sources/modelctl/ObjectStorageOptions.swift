@@ -24,36 +24,15 @@ struct ObjectStorageConnection: ParsableArguments {
     var credentialsFile: String?
     @Option(help: "Profile in --credentials-file.") var profile = "default"
 
-    /// Bucket and key prefix (without slashes at either end) of an `s3://BUCKET[/PREFIX]` URL.
-    static func destination(_ url: String, flag: String) throws(CLIFailure) -> (bucket: String, prefix: String) {
-        guard url.hasPrefix("s3://") else { throw CLIFailure("\(flag) \(url): expected s3://BUCKET[/PREFIX]", exitCode: 2) }
-        let rest = url.dropFirst("s3://".count)
-        let bucket = String(rest.prefix { $0 != "/" })
-        var prefix = rest.dropFirst(bucket.count)
-        while prefix.hasPrefix("/") { prefix = prefix.dropFirst() }
-        while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-        guard !bucket.isEmpty else { throw CLIFailure("\(flag) \(url): no bucket", exitCode: 2) }
-        return (bucket, String(prefix))
-    }
-
-    /// The client for the bucket of `url` (given as `flag`) and its key prefix.
+    /// The client for the bucket of `url` (given as `flag`) and its key prefix (BucketConnection).
     func client(for url: String, flag: String) throws(CLIFailure) -> (client: S3Client, prefix: String) {
-        let (bucket, prefix) = try Self.destination(url, flag: flag)
-        guard let endpoint else { throw CLIFailure("\(flag) needs --endpoint URL", exitCode: 2) }
-        do {
-            let s3Endpoint = try S3Endpoint(url: endpoint, bucket: bucket, region: region, addressing: addressing)
-            return (S3Client(endpoint: s3Endpoint, credentials: try credentials()), prefix)
-        } catch {
-            throw CLIFailure(error.description, exitCode: 2)
+        // The flag's own message first, as for any other option.
+        if endpoint == nil, (try? BucketConnection.location(url)) != nil { throw CLIFailure("\(flag) needs --endpoint URL", exitCode: 2) }
+        let connection = BucketConnection(url: url, endpoint: endpoint, region: region, addressing: addressing,
+                                          credentialsFile: credentialsFile, profile: profile)
+        do { return try connection.client(environment: ProcessInfo.processInfo.environment) } catch {
+            throw CLIFailure(error.description.hasPrefix(url) ? "\(flag) \(error.description)" : error.description, exitCode: 2)
         }
-    }
-
-    private func credentials() throws(S3Error) -> Credentials {
-        if let credentialsFile { return try Credentials.load(file: credentialsFile, profile: profile) }
-        guard let found = Credentials.fromEnvironment(ProcessInfo.processInfo.environment) else {
-            throw S3Error.usage("no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or pass --credentials-file")
-        }
-        return found
     }
 }
 

@@ -16,7 +16,7 @@ struct OfflinePublisher: Publisher {
     /// pointer follow the publish at once (SPEC §12: modelctl writes them when it has keys).
     var signing: (signer: Signer, graceDays: Int)?
 
-    func publish(_ request: PublishRequest) throws(CLIFailure) -> [UInt8] {
+    func publish(_ request: PublishArguments) throws(CLIFailure) -> [UInt8] {
         // Opened first only for the online command's exact "cannot read FILE" / "not a regular
         // file" failures, before anything is written into DIR.
         _ = try PublishFileSource(path: request.file)
@@ -34,15 +34,28 @@ struct OfflinePublisher: Publisher {
             throw CLIFailure(error)
         }
     }
+
+    func channelAndSHA256(ofRelease id: String) throws(CLIFailure) -> (channel: String, sha256: String) {
+        do throws(CatalogError) {
+            guard let r = try store.load().release(id: id) else { throw CatalogError(.notFound, parameter: "id", "no release with id \(id)") }
+            return (r.channel, r.sha256)
+        } catch {
+            throw CLIFailure(error)
+        }
+    }
 }
 
-extension PublishRequest {
+extension PublishArguments {
     /// The catalog's request, validated again by the catalog itself (the same rules the server applies).
-    func catalogRequest() throws(CatalogError) -> ModelCatalog.PublishRequest {
-        try ModelCatalog.PublishRequest(
+    func catalogRequest() throws(CatalogError) -> PublishRequest {
+        try PublishRequest(
             sdkMin: sdkMin, sdkMax: sdkMax, channel: channel, rolloutPercent: rolloutPercent,
             label: label, ext: ext, contentType: contentType, id: id,
-            guardPlan: try guardJSON.map { (text) throws(CatalogError) in try GuardPlan.operatorInput(json: text) })
+            guardPlan: try guardJSON.map { (text) throws(CatalogError) in try GuardPlan.operatorInput(json: text) },
+            base: try PublishRequest.base(channel: base?.channel, sha256: base?.sha256),
+            info: try ReleaseInfo(displayName: displayName,
+                                  license: try PublishRequest.license(spdx: licenseSPDX, url: licenseURL, sha256: licenseSHA256),
+                                  minRAMMB: minRAMMB))
     }
 }
 

@@ -13,8 +13,9 @@ struct PacksCommand: ParsableCommand {
 /// `modelctl packs derive [--models-dir DIR]`: what modeld's derivation worker does, once, in
 /// the foreground — for a models directory no server watches (static hosting, §9.1: run it
 /// after `publish --models-dir` and before `mirror`). Each file still to be derived gets its
-/// pack and patches, recorded one catalog change per file, so an interrupted run loses at most
-/// the file in progress; running servers pick each change up within 2 s.
+/// pack and patches, recorded in groups like modeld's (`DerivationRun`: at most one catalog
+/// change per second), so an interrupted run loses at most a second of work; running servers
+/// pick each change up within 2 s.
 struct PacksDeriveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "derive", abstract: "Derive the packs and patches of files published without them.",
@@ -36,11 +37,19 @@ struct PacksDeriveCommand: ParsableCommand {
             let bases = try patchBases ?? ShippedConfig.load()?.patchBases ?? 3
             let signing = try SigningConfig.signer(keyFiles: [])
             let store = SigningConfig.store(modelsDir, signing: signing)
-            var derived: [(job: DerivationJob, made: TransferFiles)] = []
+            var derived: [Derivation] = []
             do throws(CatalogError) {
-                while let job = try store.load().derivationJobs(patchBases: bases).first(where: { j in !derived.contains { $0.job.file == j.file } }) {
-                    if let made = try store.derive(job, instance: "modelctl-\(getpid())") { derived.append((job, made)) }
+                var run = DerivationRun(store: store, instance: "modelctl-\(getpid())", patchBases: bases)
+                run.plan(try store.load())
+                var failure: CatalogError?   // the first file that failed; the others are still derived
+                steps: while true {
+                    switch try run.step(onRecorded: { derived += $0 }, onFailed: { _, error in failure = failure ?? error }) {
+                    case .next: continue
+                    case .wait(let milliseconds): usleep(UInt32(milliseconds) * 1000)
+                    case .done: break steps
+                    }
                 }
+                if let failure { throw failure }
             } catch { throw CLIFailure(error) }
             if !derived.isEmpty { SigningConfig.refresh(store, with: signing, after: "packs derived") }
             if json {

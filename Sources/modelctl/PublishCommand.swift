@@ -20,19 +20,15 @@ struct PublishCommand: ParsableCommand {
     @Option(help: "Content-Type the file is served with (default from the extension); types browsers render or run (text/html, SVG, XML, JavaScript, …) are refused.") var contentType: String?
     @Option(help: "Keep this existing release UUID (imports keep their URLs).") var id: String?
     @OptionGroup(title: "Guard (SPEC §11: a challenger ramped and judged by the server)") var guardOptions: GuardOptions
+    @OptionGroup(title: "Adapters and pre-download metadata (SPEC §3.2)") var adapter: AdapterOptions
     @OptionGroup var offline: OfflineOptions
 
     func validate() throws {
-        let low = try AdminValidation.sdkVersion(sdkMin, option: "--sdk-min")
-        if let sdkMax, !low.lexicographicallyPrecedes(try AdminValidation.sdkVersion(sdkMax, option: "--sdk-max")) {
-            throw ValidationError("--sdk-max \(sdkMax) must be greater than --sdk-min \(sdkMin)")
-        }
-        if let channel { try AdminValidation.channel(channel) }
+        try AdminValidation.sdkRange(min: sdkMin, max: sdkMax)
+        if let channel { try AdminValidation.publishChannel(channel) }
         if let rollout { try AdminValidation.rollout(rollout, option: "--rollout") }
-        if let label, label.count > 200 { throw ValidationError("--label is longer than 200 characters") }
-        if let contentType, contentType.isEmpty || contentType.contains(where: { $0.isNewline || $0 == "\r" }) {
-            throw ValidationError("--content-type must be one non-empty line")
-        }
+        if let label { try AdminValidation.label(label) }
+        if let contentType { try AdminValidation.contentType(contentType) }
         if let id { try AdminValidation.releaseID(id, option: "--id") }
         _ = try AdminValidation.ext(ofFile: file)
         _ = try guardOptions.json()
@@ -40,11 +36,14 @@ struct PublishCommand: ParsableCommand {
 
     func run() throws {
         try failing {
-            let request = PublishRequest(
+            let publisher = try publisher()
+            let request = PublishArguments(
                 file: file, ext: try AdminValidation.ext(ofFile: file), sdkMin: sdkMin, sdkMax: sdkMax,
                 channel: channel, rolloutPercent: rollout, label: label, contentType: contentType, id: id,
-                guardJSON: try guardOptions.json())
-            try ReleaseOutput(json: global.json).printRelease(try publisher().publish(request))
+                guardJSON: try guardOptions.json(), base: try adapter.base(lookUp: publisher.channelAndSHA256(ofRelease:)),
+                displayName: adapter.displayName, licenseSPDX: adapter.licenseSpdx, licenseURL: adapter.licenseUrl,
+                licenseSHA256: adapter.licenseSha256, minRAMMB: adapter.minRamMb)
+            try ReleaseOutput(json: global.json).printRelease(try publisher.publish(request))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import JSONSupport
 
 /// Prints server documents: the server's JSON verbatim with `--json`, else text for people.
 struct ReleaseOutput {
@@ -12,20 +13,41 @@ struct ReleaseOutput {
         for (name, value) in fields { print((name + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + Self.oneLine(value)) }
     }
 
-    /// `{"releases":[…]}` as a table, one release per row.
+    /// `{"releases":[…]}` as a table, one release per row. Read with JSONSupport's reader and
+    /// padded without Foundation: 10,000 releases through JSONDecoder's snake-case conversion and
+    /// `padding(toLength:)` took over 300 ms (SPEC §17.1's list view budget).
     func printList(_ body: [UInt8]) throws(CLIFailure) {
         if json { return printJSON(body) }
-        struct List: Decodable { let releases: [ReleaseDocument] }
-        let releases = try decode(List.self, body).releases
+        guard let root = try? JSONReader.parse(body), case .array(let releases)? = root["releases"]?.value else {
+            throw CLIFailure("unexpected response from server: \(String(decoding: body.prefix(200), as: UTF8.self))")
+        }
+        func text(_ r: JSONNode, _ key: String) -> String? {
+            guard let v = r[key] else { return nil }
+            switch v.value {
+            case .string(let s): return s
+            case .number: return v.literal(in: body)
+            default: return nil
+            }
+        }
         let rows = [["ID", "SEQ", "CHANNEL", "SDK", "ROLLOUT", "STATE", "LABEL", "SIZE"]] + releases.map { r in
-            [r.id, r.seq.map(String.init) ?? "", r.channel ?? "", r.sdkRange, r.rolloutPercent.map { "\($0)%" } ?? "",
-             r.state ?? "", Self.truncated(Self.oneLine(r.label ?? ""), to: 24), r.size?.byteCountText ?? ""]
+            let sdk = text(r, "sdk_min").map { min in text(r, "sdk_max").map { "\(min)..<\($0)" } ?? "\(min)+" } ?? ""
+            return [text(r, "id") ?? "", text(r, "seq") ?? "", text(r, "channel") ?? "", sdk, text(r, "rollout_percent").map { "\($0)%" } ?? "",
+                    text(r, "state") ?? "", Self.truncated(Self.oneLine(text(r, "label") ?? ""), to: 24),
+                    text(r, "size").flatMap(Int64.init)?.byteCountText ?? ""]
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var out = ""
         for row in rows {
-            let cells = zip(row, widths).map { cell, width in cell.padding(toLength: width, withPad: " ", startingAt: 0) }
-            print(cells.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            var line = ""
+            for (cell, width) in zip(row, widths) {
+                if !line.isEmpty { line += "  " }
+                line += cell
+                line += String(repeating: " ", count: max(0, width - cell.count))
+            }
+            while line.last == " " { line.removeLast() }
+            out += line + "\n"
         }
+        FileHandle.standardOutput.write(Data(out.utf8))
     }
 
     /// A server document verbatim, one line.

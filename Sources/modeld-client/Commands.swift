@@ -26,6 +26,10 @@ struct UpdateCommand: AsyncParsableCommand {
     func run() async throws {
         let observer = progress ? ProgressPrinter(json: root.json).observer : nil
         let trigger: UpdateTrigger = now ? .userInitiated : .scheduled
+        if root.channels.count > 1 {
+            guard !progress else { throw CLIFailure.usage("--progress takes one --channel") }
+            return try await root.updateChannels(trigger)
+        }
         try await root.report { client in
             let result = try await Interruption.exitOnSignal { try await client.update(trigger, progress: observer) }
             return StateOutput(state: .init(result.status), active: result.active, catalog: result.catalog, bytesFetched: result.bytesFetched,

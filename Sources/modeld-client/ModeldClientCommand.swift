@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineArguments
 import Foundation
 import ModeldClient
 
@@ -29,8 +30,12 @@ struct ModeldClientCommand: AsyncParsableCommand {
     var cache: String
     @Option(help: "Install identity (default: a UUID created once and kept in the cache).")
     var clientId: String?
-    @Option(help: "Release channel.")
-    var channel = "stable"
+    @Option(name: .customLong("channel"), help: "Release channel (default stable); repeatable for update: every channel in one check.")
+    var channels: [String] = []
+    /// The one channel of every command but a multi-channel `update`.
+    var channel: String { channels.first ?? "stable" }
+    @Option(help: "Channel whose installed model this channel's adapters apply on: its SHA-256 goes with each check as base= (rules mode reads every channel's installed model itself).")
+    var baseChannel: String?
     @Option(help: "A trusted public key file (.pub of `modelctl keys generate`); repeatable.")
     var trustKey: [String] = []
     @Flag(help: "Machine-readable JSON output (check, update, status, models).")
@@ -54,7 +59,7 @@ struct ModeldClientCommand: AsyncParsableCommand {
     /// Usage errors exit 2 as SPEC §13 says (ArgumentParser's own default is EX_USAGE, 64).
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(NegativeNumbers.attached(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -89,6 +94,7 @@ struct ModeldClientCommand: AsyncParsableCommand {
         configuration.deviceAttributes = try device.attributes(over: .current)
         configuration.maxQueuedEvents = maxQueuedEvents
         configuration.conditions.maxBytes = maxBytes
+        configuration.baseChannel = baseChannel
         configuration.transport = transport
         return configuration
     }
@@ -118,6 +124,7 @@ struct ModeldClientCommand: AsyncParsableCommand {
 
     /// Opens the client for one command; failures become one line on stderr and an exit code.
     func withClient(_ body: (ModelChannel) async throws -> Void) async throws {
+        guard channels.count <= 1 else { throw CLIFailure.usage("--channel is given once, except for update") }
         do {
             let client = try ModelChannel(try clientConfiguration())
             // A command that finished, failed or was told to stop is a clean end of this launch

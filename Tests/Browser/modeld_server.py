@@ -15,12 +15,18 @@ PORT_RE = re.compile(rb"listening on http://127\.0\.0\.1:([1-9][0-9]{0,4})")
 
 class Modeld:
     def __init__(self, binary, repo, token="console-test-token-0123456789", console=None, public_base_url=None,
-                 guard_interval=1, extra_config=None):
+                 guard_interval=1, extra_config=None, catalog_releases=None):
         self.token = token
         self.root = tempfile.mkdtemp(prefix="modeld-console.")
         self.models = os.path.join(self.root, "models")
         self.data = os.path.join(self.root, "data")
-        shutil.copytree(os.path.join(repo, "models"), self.models)
+        if catalog_releases:
+            # A catalog of that many releases written directly (big_catalog.py), instead of the demo one.
+            import big_catalog
+            os.makedirs(self.models)
+            big_catalog.write(os.path.join(self.models, "catalog.json"), catalog_releases)
+        else:
+            shutil.copytree(os.path.join(repo, "models"), self.models)
         os.makedirs(os.path.join(self.root, "config"))
         shutil.copy(os.path.join(repo, "config", "pricing.json"), os.path.join(self.root, "config", "pricing.json"))
         config = {"listen": "127.0.0.1:0", "models_dir": self.models, "data_dir": self.data, "instance_id": "console",

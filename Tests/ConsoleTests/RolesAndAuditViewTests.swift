@@ -24,7 +24,8 @@ import Testing
     @Test(arguments: [Role.viewer, .publisher, .admin])
     func controlsAreRenderedOnlyForARoleThatMayUseThem_SPEC15_1(role: Role) throws {
         let r = try Self.release()
-        let list = ReleasesView.page(releases: [r], served: [:], signature: "unsigned", session: Self.session(role))
+        let list = ReleasesView.page(.success(ReleaseListing([r], query: ReleaseQuery())), typed: .init([]), served: [:], signature: "unsigned",
+                                     session: Self.session(role))
         let page = ReleaseView.page(r, chunkList: nil, served: .init(), guardReport: nil, signature: "unsigned", session: Self.session(role), nowMillis: 0)
         let steers = role >= .publisher
         #expect(list.contains(#"id="publish""#) == steers)
@@ -67,6 +68,6 @@ import Testing
 
         let view = AuditView.page([parsed], actor: "alice", release: nil, session: Self.session(.viewer))
         #expect(view.contains(#"href="/console/audit?actor=alice""#) && view.contains(#"href="/console/audit?release=\#(Self.id)""#))
-        #expect(AuditView.query("a b&c@d") == "a%20b%26c%40d")
+        #expect(ConsolePage.queryValue("a b&c@d") == "a%20b%26c%40d")
     }
 }

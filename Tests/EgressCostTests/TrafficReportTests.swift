@@ -24,7 +24,7 @@ struct TrafficReportTests {
 
     static func report(since: String? = nil, until: String? = nil) throws -> TrafficReport {
         var r = TrafficReport(since: since, until: until)
-        for l in log { r.add(try AccessLogRecord(jsonLine: l)) }
+        for l in log { r.add(try EgressLogRecord(jsonLine: l)) }
         return r
     }
 
@@ -82,15 +82,15 @@ struct TrafficReportTests {
     ])
     func record_rejects(_ line: String, _ reason: String) {
         #expect {
-            try AccessLogRecord(jsonLine: line)
+            try EgressLogRecord(jsonLine: line)
         } throws: { error in
             (error as? AccessLogError)?.reason.contains(reason) ?? false
         }
     }
 
     @Test func record_parsesAllSpec6Fields_SPEC6() throws {
-        let r = try AccessLogRecord(jsonLine: Self.log[4])
-        #expect(r == AccessLogRecord(ts: "2026-11-01T10:00:04.000Z", method: "GET", path: "/models/a.bin", route: "models",
+        let r = try EgressLogRecord(jsonLine: Self.log[4])
+        #expect(r == EgressLogRecord(ts: "2026-11-01T10:00:04.000Z", method: "GET", path: "/models/a.bin", route: "models",
                                      status: 206, bytes: 400, range: true, durationMs: 1.25, modelID: "a", sdk: "2.3", instance: "a"))
         #expect(r.day == "2026-11-01")
     }

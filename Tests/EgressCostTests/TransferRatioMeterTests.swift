@@ -8,12 +8,12 @@ struct TransferRatioMeterTests {
         "a.bin.pack": .coded(size: 800, fileSize: 1000), "a.bin.from-b.patch": .coded(size: 300, fileSize: 1000),
     ]
 
-    static func record(_ path: String, _ status: Int = 200, _ bytes: Int64, method: String = "GET", route: String = "models") -> AccessLogRecord {
-        AccessLogRecord(ts: "2026-11-27T10:00:00.000Z", method: method, path: path, route: route, status: status, bytes: bytes)
+    static func record(_ path: String, _ status: Int = 200, _ bytes: Int64, method: String = "GET", route: String = "models") -> EgressLogRecord {
+        EgressLogRecord(ts: "2026-11-27T10:00:00.000Z", method: method, path: path, route: route, status: status, bytes: bytes)
     }
 
     /// Feeds `records` and answers which ones counted.
-    static func feed(_ meter: inout TransferRatioMeter, _ records: [AccessLogRecord]) -> [Bool] {
+    static func feed(_ meter: inout TransferRatioMeter, _ records: [EgressLogRecord]) -> [Bool] {
         records.map { meter.add($0) }
     }
 

@@ -106,6 +106,40 @@ struct UpdateChecksTests {
         }
     }
 
+    /// SPEC §17.2: N models per install are N requests per poll, or one with `batched`; the
+    /// bytes are N answers either way (a batched answer carries one per model).
+    @Test func modelsPerInstall_multiplyRequests_batchingMakesThemOne_bytesStayNAnswers() throws {
+        var fifty = Self.fleet("0")
+        fifty.modelsPerInstall = 50
+        #expect(fifty.checks == 225_000_000_000 && fifty.checkBytes == 300)
+        var batched = fifty
+        batched.batched = true
+        #expect(batched.checks == 4_500_000_000 && batched.checkBytes == 15_000)
+        #expect(try fifty.traffic().bytes == (try batched.traffic().bytes))
+        #expect(try fifty.traffic().requests == 225_000_000_000 && (try batched.traffic().requests) == 4_500_000_000)
+
+        // R2, no CDN: 225 G reads − 10 M free × $0.36/M = $80,996.40; batched, as one model's checks: $1,616.40.
+        #expect(try Self.row("cloudflare-r2", fifty).requests == Money(cents: 8_099_640))
+        #expect(try Self.row("cloudflare-r2", batched).requests == Money(cents: 161_640))
+        // A CDN at $1.00/M bills 50× the requests unbatched; egress the same: 67.5 TB × $0.085 = $5,737.50.
+        let cdn = try Self.row("cdn", fifty), cdnBatched = try Self.row("cdn", batched)
+        #expect(cdn.requests == Money(cents: 22_500_000) && cdnBatched.requests == Money(cents: 450_000))
+        #expect(cdn.egress == cdnBatched.egress && cdn.egress == Money(cents: 573_750))
+        // Server mode: the answers leave modeld either way, so its egress does not change.
+        var server = fifty, serverBatched = batched
+        (server.checkMode, serverBatched.checkMode) = (.server, .server)
+        #expect(try Self.row("cloudflare-r2", server).serverEgressBytes == 67_500_000_000_000)
+        #expect(try Self.row("cloudflare-r2", server).server == (try Self.row("cloudflare-r2", serverBatched).server))
+
+        var none = fifty
+        none.modelsPerInstall = 0
+        #expect(throws: EstimateError.self) { try none.traffic() }
+        // One model: batched or not is the same bill.
+        var oneBatched = Self.fleet("0.9")
+        oneBatched.batched = true
+        #expect(try Self.row("cloudflare-r2", Self.fleet("0.9")) == (try Self.row("cloudflare-r2", oneBatched)))
+    }
+
     @Test func pricingFile_readsTheCDNMark() throws {
         let entry = """
         {"providers":[{"id":"x","name":"X","gb_bytes":1000000000,"egress_tiers":[{"up_to_gb":null,"usd_per_gb":0.01}],

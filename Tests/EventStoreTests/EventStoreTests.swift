@@ -16,8 +16,8 @@ final class Faults: Sendable {
         if call == "fdatasync" { syncError.withLock { $0 = code } } else { writeError.withLock { $0 = code } }
     }
 
-    var io: FileIO {
-        FileIO(
+    var io: SegmentSyscalls {
+        SegmentSyscalls(
             write: { fd, buf in
                 guard let e = self.writeError.withLock({ $0 }) else { return Glibc.write(fd, buf.baseAddress, buf.count) }
                 // A short write first, as a filling disk does, then the error.

@@ -41,3 +41,14 @@ import Testing
         #expect(GuardReport.figure(12.5) == "12.5000" && GuardReport.figure(nil) == "-" && GuardReport.figure(.nan) == "-")
     }
 }
+
+/// SPEC §18: the newest event read per instance, from a status document's `events_read`.
+@Suite struct GuardReportEventsReadTests {
+    @Test func statusDocument_eventsRead_sortedByInstance_absentIsEmpty() throws {
+        let document = #"{"release":"r","status":"collecting","events_read":{"ing-b":"2026-12-01T10:00:02.000Z","ing-a":"2026-12-01T10:00:01.000Z"}}"#
+        let report = try #require(GuardReport(statusDocument: Array(document.utf8), id: "r"))
+        #expect(report.eventsRead.map(\.instance) == ["ing-a", "ing-b"])
+        #expect(report.eventsRead.map(\.at) == ["2026-12-01T10:00:01.000Z", "2026-12-01T10:00:02.000Z"])
+        #expect(try #require(GuardReport(statusDocument: Array(#"{"release":"r","status":"collecting"}"#.utf8), id: "r")).eventsRead.isEmpty)
+    }
+}

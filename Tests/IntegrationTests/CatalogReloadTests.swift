@@ -142,7 +142,7 @@ import Glibc
         let catalog = try fx.catalogOnDisk()
         #expect((catalog["releases"] as? [Any])?.count == 1)
         #expect(try fx.latestID("sdk=1.0") == kept["id"] as? String)
-        let leftovers = fx.modelsEntries().models.filter { !["catalog.json", "latest_model_details.json", ".tmp", ".lock", "rules"].contains($0) }
+        let leftovers = fx.modelsEntries().models.filter { !["catalog.json", "latest_model_details.json", ".tmp", ".lock", ".derive.lock", "rules"].contains($0) }
         let keptFile = kept["file"] as! String
         #expect(leftovers == [keptFile, keptFile + ".chunks"], "no stray model file or chunk list (SPEC §14): \(leftovers)")
     }

@@ -253,11 +253,8 @@ import Testing
 
     /// Needs root for a small tmpfs as the cache (skipped otherwise).
     @Test(.enabled(if: getuid() == 0)) func fullDisk_isAClearError_andNothingIsHalfInstalled_SPEC13() throws {
-        let cache = fx.scratch.appendingPathComponent("small-cache")
-        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
-        let mount = try ChildProcess.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=4m", "tmpfs", cache.path])
-        try #require(mount.status == 0, "mount: \(mount.stderr)")
-        defer { _ = try? ChildProcess.run(URL(fileURLWithPath: "/bin/umount"), [cache.path]) }
+        let cache = try fx.smallVolume(megabytes: 4)
+        defer { fx.unmount(cache) }
 
         let small = try fx.publish(size: 1 << 20)
         #expect(try fx.client(["update"], cache: cache).status == 0)

@@ -43,6 +43,18 @@ final class ClientFixture {
         return (try #require(release["id"] as? String), try #require(release["sha256"] as? String), file)
     }
 
+    /// A fresh tmpfs of `megabytes` under the scratch directory, for a cache whose disk fills
+    /// (needs root); `unmount` it when done.
+    func smallVolume(megabytes: Int) throws -> URL {
+        let dir = scratch.appendingPathComponent("small-cache")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let mount = try ChildProcess.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", dir.path])
+        try #require(mount.status == 0, "mount: \(mount.stderr)")
+        return dir
+    }
+
+    func unmount(_ volume: URL) { _ = try? ChildProcess.run(URL(fileURLWithPath: "/bin/umount"), [volume.path]) }
+
     /// `modeld-client --server PROXY --sdk 2.3 --cache CACHE ARGS`.
     func client(_ arguments: [String], cache: URL? = nil, timeout: Duration = .seconds(120)) throws -> ProcessResult {
         try ChildProcess.run(TestBinaries.modeldClient, clientArguments(arguments, cache: cache), timeout: timeout)
@@ -71,6 +83,31 @@ final class ClientFixture {
             usleep(10_000)
         }
         return app
+    }
+
+    /// An integer field of a JSON record in the stable channel's `partial/` (a checkpoint's
+    /// `offset`, a delta's `fetched`); 0 while there is none.
+    func partialRecord(_ name: String, _ field: String) -> Int {
+        let url = cache.appendingPathComponent("channels/stable/partial/\(name)")
+        return ((try? JSONSerialization.jsonObject(with: Data(contentsOf: url))) as? [String: Any])?[field] as? Int ?? 0
+    }
+
+    /// SPEC §13.2's stall rule from outside: waits for the proxy's `stallAfter` stall (60 s at
+    /// most), then until the stall is 2.5 s old and `checkpointed()` holds (15 s at most: the rule
+    /// is due 2–3 s in), and SIGKILLs `process` (an app killed on a train).
+    func killDuringStall(_ process: ChildProcess.Running, once checkpointed: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(60)
+        while proxy.stalledAt == nil {
+            try #require(Date() < deadline && process.isRunning, "the download did not reach the stall within 60 s")
+            usleep(20_000)
+        }
+        let stalledAt = try #require(proxy.stalledAt)
+        while Date().timeIntervalSince(stalledAt) < 2.5 || !checkpointed() {
+            try #require(Date().timeIntervalSince(stalledAt) < 15 && process.isRunning, "no checkpoint 15 s into the stall")
+            usleep(20_000)
+        }
+        process.signal(SIGKILL)
+        #expect(try process.wait(timeout: .seconds(30)).status == -SIGKILL)
     }
 
     func clientArguments(_ arguments: [String], cache: URL? = nil) -> [String] {

@@ -23,12 +23,14 @@ import TestRandomness
         var killed = 0
         var round = 0
         // A `record` is killed at a random point of its own run: how long one takes on this
-        // machine now (a fixed range missed most of them under load, and too few finished).
+        // machine now (a fixed range missed most of them under load, and too few finished),
+        // then kept aimed as the load changes: each finished record shortens the range, each
+        // killed one lengthens it (a CI run's load rose after the calibration: 3 of ~33 finished).
         let started = Date()
         let calibration = try fx.client(["record", "--name", "calibrate"])
         try #require(calibration.status == 0, "\(calibration.stderr)")
         recorded.append("calibrate")
-        let recordMicros = UInt32(min(5.0, max(0.02, Date().timeIntervalSince(started))) * 1e6)
+        var recordMicros = UInt32(min(5.0, max(0.02, Date().timeIntervalSince(started))) * 1e6)
         // Until 100 processes died by SIGKILL mid-work (a `record` that finished first is no kill).
         while killed < Self.kills, round < Self.kills * 8 / 5 {
             let kill = round
@@ -52,8 +54,12 @@ import TestRandomness
                 usleep(UInt32.random(in: 0...2 * recordMicros, using: &random))  // as above; about half finish first
                 process.signal(SIGKILL)
                 switch try process.wait(timeout: .seconds(30)).status {
-                case 0: recorded.append(name)
-                case -SIGKILL: killed += 1
+                case 0:
+                    recorded.append(name)
+                    recordMicros = max(20_000, recordMicros / 10 * 9)
+                case -SIGKILL:
+                    killed += 1
+                    recordMicros = min(5_000_000, recordMicros / 10 * 11)
                 default: break
                 }
             }

@@ -19,10 +19,10 @@ import Testing
     }
 
     /// Publishes `size` random bytes; returns the verified release and the file's bytes.
-    func published(size: Int, through transport: any HTTPTransport) async throws -> (release: Release, bytes: Data) {
+    func published(size: Int, through transport: any HTTPTransport) async throws -> (release: ReleaseDocument, bytes: Data) {
         let published = try fx.publish(size: size)
         let answer = try await transport.send(HTTPRequest(url: URL(string: fx.proxy.url + "/latest?sdk=2.3")!))
-        let release = try JSONDecoder().decode(Release.self, from: Data(answer.body))
+        let release = try JSONDecoder().decode(ReleaseDocument.self, from: Data(answer.body))
         try #require(release.id == published.id)
         return (release, try Data(contentsOf: published.file))
     }

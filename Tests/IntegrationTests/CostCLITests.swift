@@ -147,12 +147,36 @@ import Testing
         (["--mode", "edge"], "--mode"),
         (["--mode", "server", "--server-egress", "nowhere"], "nowhere"),
         (["--server-monthly", "12.345"], "--server-monthly"),
+        (["--models-per-install", "0"], "--models-per-install must be at least 1"),
+        (["--models-per-install", "many"], "--models-per-install"),
+        (["--batched", "--mode", "server", "--cdn-hit-ratio", "0.5"], "POST /check"),
     ])
     func estimate_badCheckOptions_exit2NamingThem(extra: [String], named: String) throws {
         let r = try Self.modelctl(Self.fleet + extra)
         #expect(r.status == 2, "\(r.stdout)\(r.stderr)")
         #expect(r.stderr.contains(named), "\(r.stderr)")
         #expect(r.stdout.isEmpty)
+    }
+
+    /// SPEC §17.2: 50 models per install are 50 requests per poll, one with --batched; the same bytes.
+    @Test func estimateJSON_modelsPerInstall_batchedIsOneRequestPerPoll_SPEC17_2() throws {
+        let apart = try Self.modelctl(Self.fleet + ["--models-per-install", "50", "--format", "json"])
+        let batched = try Self.modelctl(Self.fleet + ["--models-per-install", "50", "--batched", "--format", "json"])
+        #expect(apart.status == 0 && batched.status == 0, "\(apart.stderr)\(batched.stderr)")
+        let a = try #require((try JSONSerialization.jsonObject(with: Data(apart.stdout.utf8)) as? [String: Any])?["inputs"] as? [String: Any])
+        let b = try #require((try JSONSerialization.jsonObject(with: Data(batched.stdout.utf8)) as? [String: Any])?["inputs"] as? [String: Any])
+        #expect(a["models_per_install"] as? Int == 50 && a["batched"] as? Bool == false && b["batched"] as? Bool == true)
+        #expect(a["checks"] as? Int == 225_000_000_000 && b["checks"] as? Int == 4_500_000_000)
+        #expect(a["check_bytes"] as? Int == 300 && b["check_bytes"] as? Int == 15_000)
+        #expect(a["requests"] as? Int == 225_000_000_000 && b["requests"] as? Int == 4_500_000_000)
+        #expect(a["egress_bytes"] as? Int == b["egress_bytes"] as? Int)
+        // R2 without a CDN: (225 G − 10 M free) × $0.36/M against (4.5 G − 10 M) × $0.36/M.
+        #expect(Self.usd(try Self.providers(apart.stdout)["cloudflare-r2"]?["requests_usd"]) == "80996.40")
+        #expect(Self.usd(try Self.providers(batched.stdout)["cloudflare-r2"]?["requests_usd"]) == "1616.40")
+        let table = try Self.modelctl(Self.fleet + ["--models-per-install", "50", "--batched", "--provider", "cloudflare-r2"])
+        #expect(table.stdout.contains("4,500,000,000 update checks × 15,000 B (50 models per install, one batched check per poll)"), "\(table.stdout)")
+        let alone = try Self.modelctl(Self.reference + ["--batched"])
+        #expect(alone.status == 2 && alone.stderr.contains("--batched needs --installs"), "\(alone.stderr)")
     }
 
     @Test func estimate_hitRatioWithoutPolls_exit2() throws {

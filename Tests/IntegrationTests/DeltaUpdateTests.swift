@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import NginxProxySupport
 import Testing
 import TestRandomness
 #if canImport(Glibc)
@@ -201,6 +202,35 @@ import Glibc
         let bytes = fx.proxy.relayedBytes("/models/\(second.id).bin")
         #expect(bytes >= missing && bytes <= missing + 8 << 20, "fetched \(bytes) bytes for \(missing) missing")
         #expect(!FileManager.default.fileExists(atPath: checkpoint.path))
+    }
+
+    /// SPEC v6 §13.2: ranges stalled by the network have their chunks in place made durable 2 s
+    /// into the stall (8 MiB arrive faster than the 2 s rule), so after a SIGKILL the resumed
+    /// build fetches only what it lacked, plus at most the chunk that was half in.
+    @Test func sigkillDuringAStalledDelta_keepsTheChunksInPlace_SPEC13_2() throws {
+        let old = Self.bytes(24 << 20, seed: 17)
+        let first = try publish(old)
+        #expect(try fx.client(["update"]).status == 0)
+        var new = old
+        new.replaceSubrange(4 << 20..<20 << 20, with: Self.bytes(16 << 20, seed: 18))
+        let second = try publish(new)
+        let plan = try ChildProcess.run(TestBinaries.modelctl, ["delta", first.id, second.id, "--json", "--models-dir", fx.server.modelsDir.path])
+        let missing = try #require((try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])?["bytes_to_fetch"] as? Int)
+        // Each range is at most 8 MiB (DeltaPlan); every one in flight stalls after 6 MiB.
+        let target = "/models/\(second.id).bin"
+        fx.proxy.add(.init(pathContains: target, fault: .stallAfter(6 << 20), times: 4))
+        // Killed once the stall is 2.5 s old and the record counts every byte the proxy sent.
+        let fetched = { self.fx.partialRecord("\(second.id).delta.json", "fetched") }
+        try fx.killDuringStall(try fx.startClient(["update"])) { fetched() == fx.proxy.relayedBytes(target) }
+        #expect(fetched() >= 6 << 20)
+
+        let resumed = try fx.client(["--json", "update"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect((try fx.json(resumed)["active"] as? [String: Any])?["id"] as? String == second.id)
+        #expect(try fx.activationProps().last?["method"] as? String == "delta")
+        // At most the chunk each stalled range had half in is fetched twice (chunks ≤ 128 KiB).
+        let bytes = fx.proxy.relayedBytes(target)
+        #expect(bytes >= missing && bytes <= missing + 4 * (128 << 10), "fetched \(bytes) bytes for \(missing) missing")
     }
 
     /// Behind the shipped nginx cache (SPEC §9): ranges are answered from its cache, 206 each.

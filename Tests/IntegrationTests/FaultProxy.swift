@@ -10,7 +10,8 @@ import Glibc
 /// says otherwise. Rules match a substring of the request target and apply to the next `times`
 /// matching requests: answer 503 + Retry-After, cut the body after N bytes, flip one body byte,
 /// append extra body bytes (Content-Length raised to match), throttle the body, drop the whole
-/// answer after the upstream produced it, strip the request's Range, or go silent.
+/// answer after the upstream produced it, strip the request's Range, go silent, or go silent
+/// mid-body.
 final class FaultProxy: @unchecked Sendable {
     enum Fault: Sendable {
         /// Answers itself, never asking upstream (`headers` without Content-Length/Connection).
@@ -25,6 +26,9 @@ final class FaultProxy: @unchecked Sendable {
         case ignoreRange
         /// Reads the request and answers nothing until the client gives up (at most 30 s).
         case stall
+        /// Relays the head and the first N body bytes, then sends nothing more until the client
+        /// gives up (at most 30 s): a network that stalls mid-download.
+        case stallAfter(Int)
 
         static func serviceUnavailable(retryAfter: String) -> Fault {
             .respond(status: "503 Service Unavailable", headers: ["Content-Type: application/json", "Retry-After: \(retryAfter)"],
@@ -63,6 +67,8 @@ final class FaultProxy: @unchecked Sendable {
         var responses: [(target: String, head: String)] = []
         /// Body bytes sent to clients, by request target.
         var relayed: [String: Int] = [:]
+        /// When a `stallAfter` rule sent its last byte.
+        var stalledAt: Date?
     }
     private let state = Mutex(State())
     private let listener: Int32
@@ -99,6 +105,8 @@ final class FaultProxy: @unchecked Sendable {
 
     func clearRules() { state.withLock { $0.rules.removeAll() } }
     var seen: [Seen] { state.withLock { $0.seen } }
+    /// When the last `stallAfter` stall began (its last byte sent).
+    var stalledAt: Date? { state.withLock { $0.stalledAt } }
     var responses: [(target: String, head: String)] { state.withLock { $0.responses } }
 
     private func acceptLoop() {
@@ -186,6 +194,18 @@ final class FaultProxy: @unchecked Sendable {
                 let allowed = max(0, limit - sent)
                 if pending.count >= allowed {
                     Self.send(client, Array(pending.prefix(allowed)))
+                    return
+                }
+            case .stallAfter(let limit):
+                let allowed = max(0, limit - sent)
+                if pending.count >= allowed {
+                    guard Self.send(client, Array(pending.prefix(allowed))) else { return }
+                    state.withLock {
+                        $0.relayed[requestLine[1], default: 0] += allowed
+                        $0.stalledAt = Date()
+                    }
+                    var scratch: [UInt8] = []
+                    _ = Self.receive(client, &scratch)  // returns when the client closes, or after SO_RCVTIMEO
                     return
                 }
             case .flipByte(let at) where (sent..<sent + pending.count).contains(at):

@@ -35,8 +35,10 @@ import Testing
         #expect(try HTTP.get(fx.server.port, path).headers["Content-Type"] == "text/plain")
     }
 
-    /// The admin API answers 400 `invalid_parameter`; modelctl, online or offline, exits 1 with
-    /// the same cause; nothing is kept. (ContentTypeTests walks the whole list.)
+    /// The admin API answers 400 `invalid_parameter`; modelctl, online or offline, refuses it
+    /// before a byte is sent with the same rule (exit 2 naming the flag and the cause, the
+    /// release contract's one rule: docs/decisions/release-contract.md); nothing is kept.
+    /// (ContentTypeTests walks the whole list.)
     @Test func renderableContentType_isRefusedAtPublish_400_SPEC15_1() throws {
         let fx = try CatalogFixture()
         let file = try fx.randomFile()
@@ -48,10 +50,10 @@ import Testing
             #expect((api.json?["message"] as? String)?.hasPrefix("content_type: ") == true, "\(type): \(api.text)")
 
             let online = try fx.modelctl(["publish", file.path, "--sdk-min", "1.0", "--content-type", type])
-            #expect(online.status == 1 && online.stderr.contains("400 invalid_parameter: content_type: "), "\(type): \(online.stderr)")
+            #expect(online.status == 2 && online.stderr.contains("--content-type '\(type)': "), "\(type): \(online.stderr)")
             let offline = try ChildProcess.run(TestBinaries.modelctl, ["publish", file.path, "--sdk-min", "1.0", "--content-type", type,
                                                                        "--models-dir", fx.server.modelsDir.path], directory: fx.scratch)
-            #expect(offline.status == 1 && offline.stderr.contains("400 invalid_parameter: content_type: "), "\(type): \(offline.stderr)")
+            #expect(offline.status == 2 && offline.stderr.contains("--content-type '\(type)': "), "\(type): \(offline.stderr)")
         }
         #expect((try fx.curl("/admin/models", fx.auth).json?["releases"] as? [Any])?.isEmpty == true, "nothing was published")
         #expect(fx.modelsEntries().tmp.isEmpty)

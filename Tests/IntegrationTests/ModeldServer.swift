@@ -15,6 +15,9 @@ final class ModeldServer {
     private(set) var process: ChildProcess.Running
     let arguments: [String]
     private var environment: [String: String]
+    /// A command modeld runs under (its path and flags follow it), e.g. one that mounts the
+    /// models directory read-only; empty: modeld itself.
+    private let launcher: [String]
 
     var url: String { "http://127.0.0.1:\(port)" }
     var pid: Int32 { process.pid }
@@ -23,8 +26,9 @@ final class ModeldServer {
     ///   - extraArguments: appended flags (e.g. `--instance-id b`).
     ///   - environment: extra `MODELD_*` settings (the developer's own are stripped).
     ///   - root: share a directory with another replica; default a fresh temporary one.
+    ///   - launcher: a command to run modeld under (see `launcher`).
     init(extraArguments: [String] = [], environment: [String: String] = [:], root: URL? = nil,
-         models: URL? = nil, empty: Bool = false) throws {
+         models: URL? = nil, empty: Bool = false, launcher: [String] = []) throws {
         let fm = FileManager.default
         self.root = root ?? fm.temporaryDirectory.appendingPathComponent("modeld-it-\(UUID().uuidString)")
         modelsDir = models ?? self.root.appendingPathComponent("models")
@@ -42,19 +46,29 @@ final class ModeldServer {
                      "--listen", "127.0.0.1:0", "--models-dir", modelsDir.path, "--data-dir", dataDir.path,
                      "--public-base-url", "http://models.example.test"] + extraArguments
         self.environment = ["MODELD_ADMIN_TOKEN": token, "MODELD_INSTANCE_ID": "it-\(UUID().uuidString.prefix(8))"]
-            // Deriving packs (SPEC §16) changes the catalog after a publish: on only where a test asks.
-            .merging(["MODELD_PACK_AT_PUBLISH": "false"]) { old, _ in old }
+            // Deriving packs (SPEC §16) changes the catalog after a publish: on only where a test
+            // asks (`MODELD_PACK_AT_PUBLISH`); the other writer duties stay on (SPEC §16.1).
+            .merging(environment["MODELD_PACK_AT_PUBLISH"] == nil ? ["MODELD_TEST_DERIVE_OFF": "1"] : [:]) { old, _ in old }
             .merging(environment) { _, new in new }
+        self.launcher = launcher
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process = try ChildProcess.start(TestBinaries.modeld, arguments, environment: self.environment, directory: self.root, log: logFile)
+        process = try Self.launch(launcher, arguments, environment: self.environment, directory: self.root, log: logFile)
         port = try waitForPort(within: 20)
+    }
+
+    private static func launch(_ launcher: [String], _ arguments: [String], environment: [String: String], directory: URL, log: URL) throws -> ChildProcess.Running {
+        guard let command = launcher.first else {
+            return try ChildProcess.start(TestBinaries.modeld, arguments, environment: environment, directory: directory, log: log)
+        }
+        return try ChildProcess.start(command, Array(launcher.dropFirst()) + [TestBinaries.modeld.path] + arguments,
+                                      environment: environment, directory: directory.path, log: log.path)
     }
 
     /// Starts the same server again (same directories and flags), e.g. after a SIGKILL.
     func restart(environment: [String: String] = [:]) throws {
         self.environment.merge(environment) { _, new in new }
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process = try ChildProcess.start(TestBinaries.modeld, arguments, environment: self.environment, directory: root, log: logFile)
+        process = try Self.launch(launcher, arguments, environment: self.environment, directory: root, log: logFile)
         port = try waitForPort(within: 20)
     }
 

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import NginxProxySupport
 
 /// nginx serving a directory as a plain static host (a bucket stand-in for SPEC §13's static
 /// mode), on a free loopback port chosen before anything is written, so `public_base_url` can

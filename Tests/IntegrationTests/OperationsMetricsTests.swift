@@ -28,8 +28,8 @@ import Testing
         #expect(info.value == 1)
         #expect(info.labels["version"].map { !$0.isEmpty } == true)
         #expect(families.value("modeld_catalog_reloads_total")! >= 1, "the initial load counts")
-        // Only the route names of §4.4.
-        let routes = Set(["latest", "events", "models", "admin", "health", "metrics", "other"])
+        // Only the route names of §4.4, and §17.2's `check`.
+        let routes = Set(["latest", "check", "events", "models", "admin", "health", "metrics", "other"])
         for family in ["modeld_http_requests_total", "modeld_http_response_body_bytes_total"] {
             for sample in families[family]?.samples ?? [] {
                 #expect(routes.contains(sample.labels["route"] ?? ""), "\(sample)")

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import NginxProxySupport
 import HTTPTestSupport
 import Testing
 

@@ -10,17 +10,9 @@ import TestRandomness
 /// a catalog with every selection feature is published into the real modeld through modelctl,
 /// the client verifies and evaluates the channel's rules as served by modeld, and ≥ 100,000
 /// random (sdk, channel, client_id, platform, os, ram_mb, device) tuples are asked of both — the
-/// client locally, the server over one pipelined keep-alive connection — with 0 differences.
+/// client locally, the server over one pipelined keep-alive connection — with 0 differences:
+/// the server's document, decoded as the client decodes it, equals the local one member for member.
 @Suite(.serialized) final class RulesCrossCheckTests {
-    struct Answer: Equatable, CustomStringConvertible {
-        let id: String
-        let variant: String?
-        let url: String
-        let sha256: String
-        let size: Int64
-        var description: String { "\(id) \(variant ?? "-") \(url) \(size)" }
-    }
-
     struct Tuple {
         let sdk: String
         let channel: String
@@ -149,16 +141,13 @@ import TestRandomness
                     try connection.send(batch.map { "GET /latest?\($0.query) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
                     for tuple in batch {
                         let response = try connection.readResponse()
-                        var server: Answer?
+                        var server: ReleaseDocument?
                         if response.status == 200 {
-                            let doc = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
-                            server = Answer(id: doc["id"] as? String ?? "", variant: doc["variant"] as? String, url: doc["url"] as? String ?? "",
-                                            sha256: doc["sha256"] as? String ?? "", size: (doc["size"] as? NSNumber)?.int64Value ?? -1)
+                            server = try JSONDecoder().decode(ReleaseDocument.self, from: Data(response.body))
                         } else if response.status != 404 {
                             failures.append("\(tuple.query): \(response.status)")
                         }
-                        let local = rules[tuple.channel]?.answer(sdk: SDKVersion(tuple.sdk)!, clientID: tuple.clientID, device: tuple.attributes)
-                            .map { Answer(id: $0.release.id, variant: $0.variant?.name, url: $0.url, sha256: $0.sha256, size: $0.size) }
+                        let local = rules[tuple.channel]?.answer(sdk: SDKVersion(tuple.sdk)!, clientID: tuple.clientID, device: tuple.attributes)?.document
                         if local != server, differences.count < 20 {
                             differences.append("\(tuple.query): client \(String(describing: local)), server \(String(describing: server))")
                         }

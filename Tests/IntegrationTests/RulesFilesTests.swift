@@ -38,9 +38,9 @@ import Testing
         #expect(doc["v"] as? Int == 1 && doc["channel"] as? String == "stable" && doc["catalog"] as? Int == version)
         let entry = try #require((doc["releases"] as? [[String: Any]])?.first)
         #expect(entry["id"] as? String == id && entry["rollout_percent"] as? Int == 40 && entry["seq"] != nil)
-        // The §4.1 document's fields (with §14's chunks) plus seq, rollout_percent and variants (SPEC §9.2).
-        #expect(Set(entry.keys) == ["url", "id", "sha256", "size", "chunks", "sdk_min", "channel", "label", "published_at", "seq",
-                                    "rollout_percent", "variants"])
+        // The §4.1 document's fields (with §14's chunks and §3.2's disk_bytes) plus seq, rollout_percent and variants (SPEC §9.2).
+        #expect(Set(entry.keys) == ["url", "id", "sha256", "size", "chunks", "sdk_min", "channel", "label", "published_at", "disk_bytes",
+                                    "seq", "rollout_percent", "variants"])
         // Identical bytes to the file on disk and to the pointer's size and sha256.
         #expect(snapshot.body == file(fx, "stable/\(version).json"))
         let sha = try SHA256Sum.of(snapshot.body)
@@ -135,5 +135,48 @@ import Testing
         let pointer = try SignedPointer.decode(Array(stable))
         #expect(pointer.catalog == 1 && pointer.signatures.isEmpty)   // beta's publish (catalog 2) left stable alone
         #expect(FileManager.default.fileExists(atPath: models.appendingPathComponent("rules/beta/2.json").path))
+    }
+
+    /// SPEC §17.1: a change rewrites only the rules snapshots of the channels it changed — the
+    /// other channels' pointers and snapshots are not even replaced (same inode, same mtime),
+    /// through the running server (PATCH via modelctl) and offline (`--models-dir`).
+    @Test func changeToOneChannel_rewritesOnlyThatChannelsRulesFiles_SPEC17_1() throws {
+        let fx = try CatalogFixture()
+        var ids: [String: String] = [:]
+        for channel in ["ranker", "faces", "llm"] {
+            ids[channel] = try #require(try fx.publish(try fx.randomFile(), ["--channel", channel])["id"] as? String)
+        }
+        let rules = fx.server.modelsDir.appendingPathComponent("rules")
+        /// Every rules file of each channel, with its inode and mtime.
+        func files() throws -> [String: [String: String]] {
+            var result: [String: [String: String]] = [:]
+            for channel in ["ranker", "faces", "llm"] {
+                var entries: [String: String] = [:]
+                let names = try FileManager.default.contentsOfDirectory(atPath: rules.appendingPathComponent(channel).path)
+                for path in names.map({ "\(channel)/\($0)" }) + ["\(channel).sig.json"] {
+                    var st = stat()
+                    try #require(stat(rules.appendingPathComponent(path).path, &st) == 0)
+                    entries[path] = "\(st.st_ino) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)"
+                }
+                result[channel] = entries
+            }
+            return result
+        }
+        let before = try files()
+        try #require(try fx.modelctl(["rollout", ids["faces"]!, "50"]).status == 0)
+        let version = try #require(try fx.catalogOnDisk()["catalog_version"] as? Int)
+        let afterServer = try files()
+        #expect(afterServer["ranker"] == before["ranker"] && afterServer["llm"] == before["llm"])
+        #expect(afterServer["faces"]?["faces/\(version).json"] != nil && afterServer["faces"]?["faces.sig.json"] != before["faces"]?["faces.sig.json"])
+        let faces = try #require(try fx.curl("/rules/faces/\(version).json").json)
+        #expect((faces["releases"] as? [[String: Any]])?.first?["rollout_percent"] as? Int == 50)
+
+        // Offline, beside the running server: the same rule.
+        let r = try ChildProcess.run(TestBinaries.modelctl, ["rollout", ids["llm"]!, "30", "--models-dir", fx.server.modelsDir.path],
+                                     directory: fx.scratch)
+        try #require(r.status == 0, "\(r.stderr)")
+        let afterOffline = try files()
+        #expect(afterOffline["ranker"] == before["ranker"] && afterOffline["faces"] == afterServer["faces"])
+        #expect(afterOffline["llm"]?["llm/\(version + 1).json"] != nil)
     }
 }

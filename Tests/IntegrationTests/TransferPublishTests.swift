@@ -44,9 +44,14 @@ import TestRandomness
         let details = try #require(try fx.curl("/latest_model_details.json").json?["1.0.0"] as? [String: Any])
         #expect((details["packed"] as? [String: Any])?["sha256"] as? String == packed["sha256"] as? String)
         #expect((details["patches"] as? [[String: Any]])?.first?["url"] as? String == patch["url"] as? String)
-        let pointer = try #require(try fx.curl("/rules/stable.sig.json").json)
-        let rules = try #require(try fx.curl("/rules/" + (pointer["file"] as? String ?? "")).json?["releases"] as? [[String: Any]])
-        let entry = try #require(rules.first { $0["id"] as? String == b })
+        // The rules files are written just after catalog.json, which the watcher may serve first.
+        var entry: [String: Any] = [:]
+        #expect(try ModeldServer.eventually(within: 10) {
+            let pointer = try fx.curl("/rules/stable.sig.json").json ?? [:]
+            let rules = try fx.curl("/rules/" + (pointer["file"] as? String ?? "")).json?["releases"] as? [[String: Any]] ?? []
+            entry = rules.first { $0["id"] as? String == b } ?? [:]
+            return entry["packed"] != nil
+        }, "\(entry)")
         #expect((entry["packed"] as? [String: Any])?["url"] as? String == packed["url"] as? String)
         #expect((entry["patches"] as? [[String: Any]])?.first?["sha256"] as? String == patch["sha256"] as? String)
 
@@ -95,10 +100,14 @@ import TestRandomness
             let names = Set(try FileManager.default.contentsOfDirectory(atPath: fx.server.modelsDir.path))
             return !names.contains("\(b).bin.pack") && !names.contains("\(b).bin.from-\(a).patch") && !names.contains("\(c).bin.from-\(b).patch")
         })
-        // Served until the collector's reload installs the catalog that marks them deleted.
+        // The collector unlinks the files before its catalog write names them deleted, so the
+        // pack answers 404 a moment before /latest stops naming the patch from b: wait for each.
         #expect(try ModeldServer.eventually(within: 20) { try fx.curl("/models/\(b).bin.pack").status == 404 })
-        let after = try #require(try fx.curl("/latest?sdk=1.0").json)
-        #expect(after["id"] as? String == c && after["patches"] == nil && after["packed"] != nil, "\(after)")
+        var after: [String: Any] = [:]
+        #expect(try ModeldServer.eventually(within: 20) {
+            after = try fx.curl("/latest?sdk=1.0").json ?? [:]
+            return after["id"] as? String == c && (after["patches"] as? [Any])?.isEmpty == true && after["packed"] != nil
+        }, "\(after)")
     }
 
     /// Without a server: `publish --models-dir` stays quick and `packs derive` does the pass.

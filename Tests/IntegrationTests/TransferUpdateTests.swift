@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import NginxProxySupport
 import Testing
 import TestRandomness
 #if canImport(Glibc)
@@ -129,11 +130,7 @@ import Glibc
         fx.proxy.add(.init(pathContains: patchPath, fault: .throttle(bytesPerSecond: 256 << 10), times: 1))
         let process = try fx.startClient(["update"])
         let checkpoint = fx.cache.appendingPathComponent("channels/stable/partial/\(b.id).decoded.json")
-        func recorded() -> Int {
-            guard let data = try? Data(contentsOf: checkpoint),
-                  let record = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return 0 }
-            return record["offset"] as? Int ?? 0
-        }
+        let recorded = { self.fx.partialRecord(checkpoint.lastPathComponent, "offset") }
         // The first checkpoint comes with the first block done 2 s in (CheckpointPolicy).
         let sawCheckpoint = ModeldServer.eventually(within: 30) { recorded() > 0 }
         process.signal(SIGKILL)
@@ -151,6 +148,25 @@ import Glibc
         // killed connection's socket buffers).
         #expect(doc["bytes_fetched"] as? Int == patchSize - offset + b.chunksSize)
         #expect(!FileManager.default.fileExists(atPath: checkpoint.path))
+    }
+
+    /// SPEC v6 §13.2: a packed file stalled by the network mid-way has its decoded blocks made
+    /// durable 2 s into the stall (faster than the 2 s rule while the bytes flowed), so a SIGKILL
+    /// then costs only the block that was not all in.
+    @Test func sigkillDuringAStalledPack_resumesByRangeFromTheBlocksDecoded_SPEC13_2() throws {
+        let packed = try publish(SyntheticWeights.float32(1024 * 1024, seed: 71))   // 4 MiB: 4 blocks
+        let packPath = packed.path(packed.packed)
+        let packSize = try #require(packed.packed["size"] as? Int)
+        fx.proxy.add(.init(pathContains: packPath, fault: .stallAfter(packSize * 7 / 10), times: 1))
+        let record = "\(packed.id).decoded.json"
+        try fx.killDuringStall(try fx.startClient(["update"])) { fx.partialRecord(record, "offset") > 0 }
+        let offset = fx.partialRecord(record, "offset")
+        #expect(offset > 0 && offset < packSize * 7 / 10, "checkpoint at \(offset) of \(packSize)")
+
+        let doc = try update(expecting: packed.sha256)
+        #expect(doc["method"] as? String == "packed", "\(doc)")
+        #expect(requests(packPath).last?.headers["range"] == "bytes=\(offset)-")
+        #expect(doc["bytes_fetched"] as? Int == packSize - offset + packed.chunksSize)
     }
 
     /// Behind the shipped nginx cache (SPEC §9): the patch is a cacheable immutable file too.

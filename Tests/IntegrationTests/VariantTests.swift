@@ -171,10 +171,14 @@ import Testing
         try #require(fx.server.waitForExit(within: 15) != nil)
         try fx.server.restart()
         #expect(ModeldServer.eventually(within: 10) { !FileManager.default.fileExists(atPath: models + "/" + file) })
-        // The served catalog follows the collection (it reloads right after it).
         #expect(try ModeldServer.eventually(within: 5) { try fx.curl("/models/\(file)").status == 404 })
-        let entry = try #require((try fx.catalogOnDisk()["releases"] as? [[String: Any]])?.first { $0["id"] as? String == id })
-        #expect(variants(entry)["big"]?["file_deleted_at"] != nil && variants(entry)["big"]?["removed_at"] != nil)
+        // The catalog is written after the unlink (CatalogStore.collectGarbage), so the mark
+        // may land a moment after the file is gone.
+        let marked = { () throws -> Bool in
+            let entry = (try fx.catalogOnDisk()["releases"] as? [[String: Any]])?.first { $0["id"] as? String == id }
+            return entry.map { self.variants($0)["big"]?["file_deleted_at"] != nil && self.variants($0)["big"]?["removed_at"] != nil } ?? false
+        }
+        #expect(try ModeldServer.eventually(within: 10, marked))
         #expect(try fx.curl("/latest?sdk=1.0&ram_mb=7000").json?["variant"] == nil)
     }
 

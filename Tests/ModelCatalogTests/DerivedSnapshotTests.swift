@@ -1,6 +1,7 @@
 import ModeldSigning
 import Synchronization
 import Testing
+@testable import CatalogValue
 @testable import ModelCatalog
 
 /// SPEC §12.1: signers sign only what they derived from the catalog. The pure compare, the files

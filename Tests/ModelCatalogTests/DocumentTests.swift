@@ -10,7 +10,8 @@ import Testing
         let json = String(decoding: r.documentJSON(publicBaseURL: "https://models.example.com/"), as: UTF8.self)
         #expect(json == #"{"url":"https://models.example.com/models/80a2c3d1-82d1-4cf8-9d35-d7f257c4c31e.mlmodel","#
             + #""id":"80a2c3d1-82d1-4cf8-9d35-d7f257c4c31e","sha256":"\#(sha)","size":1048576,"#
-            + #""sdk_min":"2.3","sdk_max":"3.0","channel":"stable","label":"v12","published_at":"2026-11-21T10:00:00.000Z"}"#)
+            + #""sdk_min":"2.3","sdk_max":"3.0","channel":"stable","label":"v12","published_at":"2026-11-21T10:00:00.000Z","#
+            + #""disk_bytes":1048576}"#)
     }
 
     @Test func document_omitsUnsetSDKMax_SPEC3() {

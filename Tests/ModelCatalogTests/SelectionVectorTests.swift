@@ -20,7 +20,7 @@ import SelectionVectors
         #expect(vectors.cases.count > 500)
         var failures: [String] = []
         for c in vectors.cases {
-            let answer = snapshot.latest(sdk: c.sdk, channel: c.channel, clientID: c.clientID, device: c.device)
+            let answer = snapshot.latest(sdk: c.sdk, channel: c.channel, clientID: c.clientID, device: c.device, bases: c.queryBases)
             let got = try answer.map { a in
                 let doc = try JSONSerialization.jsonObject(with: Data(snapshot.document(a))) as? [String: Any] ?? [:]
                 return SelectionVectors.Expected(id: a.release.id, variant: doc["variant"] as? String, url: doc["url"] as? String ?? "",

@@ -45,8 +45,12 @@ import Testing
         var r = rel(2)
         let base = "https://cdn.example"
         #expect(!String(decoding: r.documentJSON(publicBaseURL: base), as: UTF8.self).contains("packed"))
-        r.transfer = TransferFiles()   // derived, nothing kept: answers stay as they were
         #expect(!String(decoding: r.documentJSON(publicBaseURL: base), as: UTF8.self).contains("patches"))
+        r.transfer = TransferFiles()   // derived, nothing kept: `patches: []` says it is settled (SPEC §16.1)
+        let settled = String(decoding: r.documentJSON(publicBaseURL: base), as: UTF8.self)
+        #expect(settled.contains(#""patches":[]"#) && !settled.contains("packed"))
+        #expect(String(decoding: r.adminJSON(publicBaseURL: base), as: UTF8.self).contains(#""patches":[]"#))
+        #expect(String(decoding: try Catalog(releases: [r]).latestDetailsJSON(publicBaseURL: base), as: UTF8.self).contains(#""patches":[]"#))
         r.transfer = TransferFiles(packed: Self.packed, patches: [try TransferFiles.Patch(from: rel(1).id, sha256: sha, size: 50)])
         let document = String(decoding: r.documentJSON(publicBaseURL: base), as: UTF8.self)
         #expect(document.contains(#""packed":{"url":"https://cdn.example/models/\#(r.file).pack","sha256":"\#(sha)","size":80,"width":4}"#))

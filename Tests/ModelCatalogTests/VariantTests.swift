@@ -142,7 +142,7 @@ import Testing
         let a = try #require(snap.latest(sdk: SDKVersion("1")!, clientID: nil, device: DeviceAttributes(platform: "ios")))
         #expect(a.variant == v && a.key == CatalogSnapshot.DocumentKey(seq: release.seq, variant: 0))
         let text = String(decoding: snap.document(a), as: UTF8.self)
-        #expect(text == #"{"url":"https://cdn.example/models/\#(v.file)","id":"\#(r.id)","sha256":"\#(v.sha256)","size":3,"chunks":{"url":"https://cdn.example/models/\#(v.file).chunks","sha256":"\#(v.chunks!.sha256)","size":60},"sdk_min":"1","channel":"stable","label":"fam","published_at":"\#(release.publishedAt.rfc3339)","variant":"small"}"#)
+        #expect(text == #"{"url":"https://cdn.example/models/\#(v.file)","id":"\#(r.id)","sha256":"\#(v.sha256)","size":3,"chunks":{"url":"https://cdn.example/models/\#(v.file).chunks","sha256":"\#(v.chunks!.sha256)","size":60},"sdk_min":"1","channel":"stable","label":"fam","published_at":"\#(release.publishedAt.rfc3339)","variant":"small","disk_bytes":3}"#)
         #expect(snap.latest(sdk: SDKVersion("1")!, clientID: nil)?.variant == nil)
         #expect(!String(decoding: snap.latestDetails, as: UTF8.self).contains(v.file), "the static file holds default files only")
     }

@@ -29,6 +29,16 @@ struct MirrorPlanTests {
         #expect(objects[4].cacheControl == "public, max-age=60" && objects[4].contentType == "application/json" && !objects[4].isImmutable)
     }
 
+    /// The rules index (SPEC §17.2) goes after every channel's pointer, which go after every
+    /// snapshot, and before latest_model_details*.
+    @Test func desired_rulesIndexAfterTheChannelPointers_SPEC17_2() {
+        let names = ["rules/zeta.sig.json", "rules/index.sig.json", "rules/alpha.sig.json", "rules/alpha/3.json", "latest_model_details.json"]
+        let json = names.map { LocalJSON(name: $0, localPath: "/m/" + $0, size: 1, sha256: $0) }
+        let keys = MirrorObject.desired(catalog: Self.catalog, modelsDir: "/m", prefix: "", json: json, pointerMaxAge: 60).map(\.key).suffix(5)
+        #expect(Array(keys) == ["models/rules/alpha/3.json", "models/rules/alpha.sig.json", "models/rules/zeta.sig.json",
+                                "models/rules/index.sig.json", "models/latest_model_details.json"])
+    }
+
     /// Before snapshots and signatures exist (other branches add them), only files and the JSON go.
     @Test func desired_withoutSnapshotsOrSignature() {
         let objects = MirrorObject.desired(catalog: Self.catalog, modelsDir: "/m", prefix: "", json: [Self.json[2]], pointerMaxAge: 5)

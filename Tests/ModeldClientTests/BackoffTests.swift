@@ -38,7 +38,7 @@ struct BackoffTests {
         #expect(try #require(SDKVersion("2.9")) < v)
         #expect(SDKVersion("2.3") == SDKVersion("2.3.0"))
         #expect(SDKVersion("1.2.3.4") == nil && SDKVersion("x") == nil && SDKVersion("") == nil)
-        let release = Release(url: "http://h/models/a.bin", id: UUID().uuidString.lowercased(), sha256: String(repeating: "a", count: 64),
+        let release = ReleaseDocument(url: "http://h/models/a.bin", id: UUID().uuidString.lowercased(), sha256: String(repeating: "a", count: 64),
                               size: 1, sdkMin: "2.0", sdkMax: "2.10", channel: "stable")
         #expect(try #require(SDKVersion("2.9.9")).admits(release))
         #expect(!v.admits(release))

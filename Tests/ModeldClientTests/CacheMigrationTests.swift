@@ -15,9 +15,9 @@ struct CacheMigrationTests {
         let fm = FileManager.default
         let dir = models.appendingPathComponent(id)
         try fm.createDirectory(at: dir, withIntermediateDirectories: true)
-        let release = Release(url: "http://x/models/\(id).bin", id: id, sha256: String(repeating: "a", count: 64), size: 3,
-                              sdkMin: "1.0", sdkMax: nil, channel: "beta", label: nil, publishedAt: nil, variant: nil)
-        try JSONEncoder().encode(release).write(to: dir.appendingPathComponent("release.json"))
+        // As v3 wrote it (JSONEncoder: escaped slashes, no label).
+        let release = #"{"url":"http:\/\/x\/models\/\#(id).bin","id":"\#(id)","sha256":"\#(String(repeating: "a", count: 64))","size":3,"sdk_min":"1.0","channel":"beta"}"#
+        try Data(release.utf8).write(to: dir.appendingPathComponent("release.json"))
         try Data("abc".utf8).write(to: dir.appendingPathComponent("model.bin"))
         try fm.createDirectory(at: root.appendingPathComponent("events"), withIntermediateDirectories: true)
         let state = #"{"client_id":"legacy-1","active":"\#(id)","highest_catalog":9,"activations":4,"active_is_good":false}"#

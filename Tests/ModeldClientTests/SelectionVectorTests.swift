@@ -19,10 +19,8 @@ import SelectionVectors
         }
         var failures: [String] = []
         for c in vectors.cases {
-            let got = verified[c.channel]?.answer(sdk: c.sdk, clientID: c.clientID, device: c.device).map { a in
-                let r = Release(a)
-                return SelectionVectors.Expected(id: r.id, variant: r.variant, url: r.url, sha256: r.sha256, size: r.size)
-            }
+            let got = verified[c.channel]?.answer(sdk: c.sdk, clientID: c.clientID, device: c.device,
+                                                  bases: ReportedBases(installed: c.installed)).map { SelectionVectors.Expected($0.document) }
             if got != c.expect { failures.append("\(c.name): got \(String(describing: got)), expected \(String(describing: c.expect))") }
         }
         #expect(failures.isEmpty, "\(failures.count) cases differ: \(failures.prefix(5))")

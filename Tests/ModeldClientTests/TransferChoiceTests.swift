@@ -11,7 +11,7 @@ struct TransferChoiceTests {
     static let other = "33333333-3333-4333-8333-333333333333"
 
     /// A release as an answer names it (decoded, as the client reads it).
-    static func release(size: Int64 = 1000, packed: Int64? = nil, patches: [(from: String, size: Int64)] = [], variant: String? = nil) -> Release {
+    static func release(size: Int64 = 1000, packed: Int64? = nil, patches: [(from: String, size: Int64)] = [], variant: String? = nil) -> ReleaseDocument {
         var object: [String: Any] = ["url": "http://h/models/n.bin", "id": UUID().uuidString.lowercased(), "sha256": String(repeating: "a", count: 64),
                                      "size": size, "sdk_min": "1.0", "channel": "stable"]
         object["variant"] = variant
@@ -21,16 +21,16 @@ struct TransferChoiceTests {
                 ["from": $0.from, "url": "http://h/models/n.bin.from-\($0.from).patch", "sha256": String(repeating: "c", count: 64), "size": $0.size] as [String: Any]
             }
         }
-        return try! JSONDecoder().decode(Release.self, from: JSONSerialization.data(withJSONObject: object))
+        return try! JSONDecoder().decode(ReleaseDocument.self, from: JSONSerialization.data(withJSONObject: object))
     }
 
     static func model(_ id: String, variant: String? = nil) -> InstalledModel {
-        InstalledModel(release: Release(url: "http://h/models/\(id).bin", id: id, sha256: String(repeating: "d", count: 64), size: 1000,
+        InstalledModel(release: ReleaseDocument(url: "http://h/models/\(id).bin", id: id, sha256: String(repeating: "d", count: 64), size: 1000,
                                         sdkMin: "1.0", channel: "stable", variant: variant),
                        path: URL(fileURLWithPath: "/cache/models/\(id)/model.bin"), prepared: nil)
     }
 
-    func choose(_ release: Release, models: [InstalledModel] = [], delta: Int64? = nil) -> FetchMethod {
+    func choose(_ release: ReleaseDocument, models: [InstalledModel] = [], delta: Int64? = nil) -> FetchMethod {
         TransferChoice.cheapest(for: release, models: models, deltaBytes: delta).method
     }
 

@@ -195,7 +195,7 @@ private struct ExpositionParser {
     @Test func metrics_everyRouteIsALabel_SPEC4_4() throws {
         let parsed = try ExpositionParser(Metrics(version: "dev").render())
         let routes = parsed.samples.filter { $0.name == "modeld_http_response_body_bytes_total" }.compactMap { $0.labels["route"] }
-        #expect(routes == ["latest", "events", "models", "admin", "health", "metrics", "other"])
+        #expect(routes == ["latest", "check", "events", "models", "admin", "health", "metrics", "other"])  // check: SPEC §17.2
         #expect(!parsed.samples.contains { $0.name == "modeld_http_requests_total" })
     }
 

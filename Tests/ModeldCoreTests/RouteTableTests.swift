@@ -121,7 +121,9 @@ private func errorCode(_ r: Response) throws -> String? {
     func latest_table(_ c: LatestCase) throws {
         let f = try Fixture()
         defer { f.remove() }
-        let r = f.latest.respond(head("GET", c.target))
+        // The two routes of the table, each with its own handler.
+        let h = head("GET", c.target)
+        let r = h.path == "/latest_model_details.json" ? f.latest.respondDetails(h) : f.latest.respond(h)
         #expect(r.status == c.status)
         if let id = c.id {
             #expect(try object(body(r))["id"] as? String == id)
@@ -162,7 +164,7 @@ private func errorCode(_ r: Response) throws -> String? {
     @Test func latestDetails_withoutSdk_isTheDerivedFile() throws {
         let f = try Fixture()
         defer { f.remove() }
-        let r = f.latest.respond(head("GET", "/latest_model_details.json"))
+        let r = f.latest.respondDetails(head("GET", "/latest_model_details.json"))
         #expect(r.status == 200)
         #expect(body(r) == f.holder.served.details.identity)
         #expect(r.headers["ETag"] == f.holder.served.details.identityETag)
@@ -175,20 +177,70 @@ private func errorCode(_ r: Response) throws -> String? {
         defer { f.remove() }
         let served = f.holder.served
         #expect(served.catalogVersion == 7)
-        #expect(Set(served.files.keys) == [Fixture.plain + ".onnx"])
+        // Every catalog file has an entry; only the one that exists opens (on first use).
+        #expect(served.files.count == 4)
+        #expect(served.files.filter { $0.value.cell.open != nil }.map(\.key) == [Fixture.plain + ".onnx"])
         let file = try #require(served.files[Fixture.plain + ".onnx"])
         #expect(file.representation.etag == "\"\(Fixture.sha)\"")
         #expect(file.representation.size == 100)
-        // Every answer the selection can give has a prepared body; the guarded release's too.
-        #expect(served.latestBodies.count == served.snapshot.documents.count)
-        for body in served.latestBodies.values {
+        #expect(file.cell.open === file.cell.open, "opened once, then kept")
+        // Every answer the selection can give has a cell (the guarded release's too), prepared
+        // on first use with both encodings.
+        #expect(served.answerKeys.count == 4)
+        for (sdk, channel) in [("1.0", "stable"), ("2.0", "stable"), ("1.0", "beta")] {
+            let a = try #require(served.answer(sdk: SDKVersion(sdk)!, channel: channel, clientID: nil, device: .none))
+            let body = a.body
             #expect(try Gzip.inflate(body.gzip, limit: 1 << 20) == body.identity)
             #expect(body.identityETag == GeneratedBodyETag.of(body.identity))
             #expect(body.gzipETag == GeneratedBodyETag.of(body.gzip))
             #expect(body.stamp == nil)
+            #expect(a.body.prepared === served.answer(sdk: SDKVersion(sdk)!, channel: channel, clientID: nil, device: .none)?.body.prepared)
         }
-        #expect(ServedCatalog.empty.latestBodies.isEmpty)
+        #expect(ServedCatalog.empty.answerKeys.isEmpty)
         #expect(ServedCatalog.empty.files.isEmpty)
+    }
+
+    /// SPEC §17.1: a reload takes over what the previous version prepared for releases it did
+    /// not change (bodies, open files) and prepares afresh only what changed.
+    @Test func servedCatalog_reloadKeepsWhatDidNotChange() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let old = f.holder.served
+        let stable = try #require(old.answer(sdk: SDKVersion("1.0")!, channel: "stable", clientID: nil, device: .none))
+        let beta = try #require(old.answer(sdk: SDKVersion("1.0")!, channel: "beta", clientID: nil, device: .none))
+        let fd = try #require(old.files[Fixture.plain + ".onnx"]?.cell.open)
+        var catalog = old.snapshot.catalog
+        _ = try catalog.apply(ReleasePatch(label: "relabelled"), to: Fixture.beta, now: Fixture.t0)
+        let new = ServedCatalog(catalog: catalog, store: f.store, previous: old)
+        let stable2 = try #require(new.answer(sdk: SDKVersion("1.0")!, channel: "stable", clientID: nil, device: .none))
+        let beta2 = try #require(new.answer(sdk: SDKVersion("1.0")!, channel: "beta", clientID: nil, device: .none))
+        #expect(stable2.body.prepared === stable.body.prepared, "unchanged release: the same prepared body")
+        #expect(beta2.body.prepared !== beta.body.prepared)
+        #expect(String(decoding: beta2.body.identity, as: UTF8.self).contains("relabelled"))
+        #expect(new.files[Fixture.plain + ".onnx"]?.cell.open === fd, "the open descriptor is kept")
+    }
+
+    /// The files table is the previous one patched: a release gone from the catalog (one
+    /// restored from elsewhere) and a collected file leave it, a new release's file joins, and
+    /// every other entry is the one the previous version had.
+    @Test func servedCatalog_reloadPatchesTheFilesTable() throws {
+        let f = try Fixture()
+        defer { f.remove() }
+        let old = f.holder.served
+        #expect(Set(old.files.keys) == Set([Fixture.plain, Fixture.newer, Fixture.beta, Fixture.guarded].map { $0 + ".onnx" }))
+        var releases = old.snapshot.catalog.releases.filter { $0.id != Fixture.newer }
+        releases[1] = try Release(id: Fixture.beta, seq: 3, ext: "onnx", sha256: Fixture.sha, size: 300, sdkMin: "1.0", channel: "beta",
+                                  state: .retired, publishedAt: Fixture.t0, retiredAt: Fixture.t0, fileDeletedAt: Fixture.t0)   // collected
+        let added = "00000000-0000-4000-8000-000000000005"
+        releases.append(try Release(id: added, seq: 5, ext: "bin", sha256: Fixture.sha, size: 5, sdkMin: "1.0", channel: "other", publishedAt: Fixture.t0))
+        let catalog = try Catalog(releases: releases, nextSeq: 6, catalogVersion: 8, publicBaseURL: "http://cdn.example")
+        let new = ServedCatalog(catalog: catalog, store: f.store, previous: old)
+        #expect(Set(new.files.keys) == Set([Fixture.plain + ".onnx", Fixture.guarded + ".onnx", added + ".bin"]))
+        #expect(new.files[Fixture.plain + ".onnx"]?.cell === old.files[Fixture.plain + ".onnx"]?.cell)
+        #expect(new.files[added + ".bin"]?.release.id == added)
+        #expect(old.files.count == 4, "the previous version is not changed")
+        // From nothing, the same table.
+        #expect(Set(ServedCatalog(catalog: catalog, store: f.store).files.keys) == Set(new.files.keys))
     }
 
     // MARK: Router.table (SPEC §4, §7.1, §15)

@@ -6,29 +6,16 @@ import Testing
 /// segments, the real modelctl shipping them to the real RGW.
 @Suite(.enabled(if: RGWCluster.shouldRun, RGWCluster.skipMessage), .serialized)
 struct EventsShipCLITests {
-    static let modeld = URL(fileURLWithPath: MirrorCLITests.modelctl).deletingLastPathComponent().appendingPathComponent("modeld").path
-
-    /// modeld on an ephemeral port (read from its start-up line) rotating segments every second.
+    /// modeld on an ephemeral port rotating segments every second.
     struct Server {
-        let running: ChildProcess.Running
-        let port: Int
+        let modeld: ModeldProcess
+        var port: Int { modeld.port }
 
         init(root: String, instance: String) throws {
-            let arguments = ["--config", root + "/modeld.json", "--listen", "127.0.0.1:0", "--models-dir", root + "/models",
-                             "--data-dir", root + "/data", "--public-base-url", "http://cdn.example"]
-            let log = root + "/modeld-\(instance)-\(UUID().uuidString.prefix(8)).log"  // a restart reads its own start-up line
-            let started = try ChildProcess.start(EventsShipCLITests.modeld, arguments,
-                                                 environment: ["MODELD_INSTANCE_ID": instance, "MODELD_EVENTS_SEGMENT_MAX_SECONDS": "1"], log: log)
-            running = started
-            var found = 0
-            _ = try MirrorCLITests.poll(seconds: 20) {
-                let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""  // not written yet
-                guard let r = log.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) else { return false }
-                found = Int(log[r].split(separator: ":").last!) ?? 0
-                return true
-            }
-            port = found
-            try #require(port > 0, "modeld did not start")
+            modeld = try ModeldProcess(directory: root, name: "modeld-\(instance)",
+                                       arguments: ["--config", root + "/modeld.json", "--models-dir", root + "/models",
+                                                   "--data-dir", root + "/data", "--public-base-url", "http://cdn.example"],
+                                       environment: ["MODELD_INSTANCE_ID": instance, "MODELD_EVENTS_SEGMENT_MAX_SECONDS": "1"])
         }
 
         func post(_ batchID: String) throws -> String {
@@ -37,10 +24,7 @@ struct EventsShipCLITests {
                                                "http://127.0.0.1:\(port)/events?sdk=2.3"], timeout: .seconds(30)).stdout
         }
 
-        func stop() throws -> Int32 {
-            kill(running.pid, SIGTERM)
-            return try running.wait(timeout: .seconds(30)).status
-        }
+        func stop() throws -> Int32 { try modeld.stop() }
     }
 
     /// A scratch directory with empty models/ and data/ and an empty config file.

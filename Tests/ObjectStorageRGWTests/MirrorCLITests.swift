@@ -96,23 +96,25 @@ struct MirrorCLITests {
         let lines = plan.stdout.split(separator: "\n").map(String.init)
         // Files first, each followed by its chunk list (SPEC §14; a "model" object too), then the
         // details and rules snapshots (each publish changed stable's rules: 1.json and 2.json),
-        // then the rules pointer, the details pointer and its signature, last (SPEC §9.1, §9.2).
+        // then the rules pointer, the rules index, the details pointer and its signature, last
+        // (SPEC §9.1, §9.2, §17.2).
         #expect(lines.map { $0.split(separator: "\t")[1] } == ["model", "model", "model", "model", "snapshot", "snapshot", "snapshot",
-                                                               "pointer", "pointer", "pointer"])
+                                                               "pointer", "pointer", "pointer", "pointer"])
         #expect(lines[1].hasSuffix(".chunks") && lines[3].hasSuffix(".chunks"))
         #expect(lines[4].hasSuffix("\t\(prefix)/models/details/\(snapshot)"))
         #expect(lines[5].hasSuffix("\t\(prefix)/models/rules/stable/1.json") && lines[6].hasSuffix("\t\(prefix)/models/rules/stable/2.json"))
         #expect(lines[7].hasSuffix("\t\(prefix)/models/rules/stable.sig.json"))
-        #expect(lines[8].hasSuffix("/models/latest_model_details.json") && lines[9].hasSuffix("/models/latest_model_details.sig.json"))
+        #expect(lines[8].hasSuffix("\t\(prefix)/models/rules/index.sig.json"))
+        #expect(lines[9].hasSuffix("/models/latest_model_details.json") && lines[10].hasSuffix("/models/latest_model_details.sig.json"))
         #expect(lines.contains { $0.hasPrefix("multipart\tmodel\t\((12 << 20) + 7)\t\(prefix)/models/") })
         #expect(try client.list(prefix: prefix).isEmpty, "--dry-run changed nothing")
 
         let first = try Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(first.status == 0, "\(first.stderr)")
         let jsonSize = ["latest_model_details.json", "latest_model_details.sig.json", "details/" + snapshot,
-                        "rules/stable/1.json", "rules/stable/2.json", "rules/stable.sig.json"].map { Self.size(models + "/" + $0) }.reduce(0, +)
+                        "rules/stable/1.json", "rules/stable/2.json", "rules/stable.sig.json", "rules/index.sig.json"].map { Self.size(models + "/" + $0) }.reduce(0, +)
         let listSize = files.map { Self.size(models + "/" + $0 + ".chunks") }.reduce(0, +)
-        #expect(first.stdout == #"{"uploaded":10,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize + listSize)}"# + "\n")
+        #expect(first.stdout == #"{"uploaded":11,"skipped":0,"deleted":0,"bytes":\#((12 << 20) + 7 + 4_321 + jsonSize + listSize)}"# + "\n")
         let rulesPointer = try #require(try client.head("\(prefix)/models/rules/stable.sig.json"))
         #expect(rulesPointer.cacheControl == "public, max-age=30" && rulesPointer.contentType == "application/json")
         let snapshotHead = try #require(try client.head("\(prefix)/models/details/\(snapshot)"))
@@ -132,7 +134,7 @@ struct MirrorCLITests {
 
         let second = try Self.mirror(cluster, models: models, prefix: prefix, ["--json"])
         #expect(second.status == 0, "\(second.stderr)")
-        #expect(second.stdout == #"{"uploaded":0,"skipped":10,"deleted":0,"bytes":0}"# + "\n")
+        #expect(second.stdout == #"{"uploaded":0,"skipped":11,"deleted":0,"bytes":0}"# + "\n")
     }
 
     @Test func wrongSecret_exits1WithAClearMessage_andWritesNothing() throws {
@@ -164,8 +166,9 @@ struct MirrorCLITests {
         chmod(path, 0o600)
         let ok = try ChildProcess.run(Self.modelctl, arguments, timeout: .seconds(60))
         #expect(ok.status == 0, "\(ok.stderr)")
-        // Two files and their chunk lists, stable's two rules snapshots and its pointer, latest_model_details.json.
-        #expect(ok.stdout.split(separator: "\n").count == 8)
+        // Two files and their chunk lists, stable's two rules snapshots, its pointer, the rules
+        // index, latest_model_details.json.
+        #expect(ok.stdout.split(separator: "\n").count == 9)
     }
 
     static let killedUploadSize: off_t = 40 << 20
@@ -212,8 +215,9 @@ struct MirrorCLITests {
         }
         #expect(resumed.stderr.contains("resuming \(prefix)/models/"))
         #expect((resumedParts ?? 0) >= partsBeforeKill, "\(resumed.stderr)")
-        // The file and its chunk list, latest_model_details.json, stable's rules snapshot and its pointer.
-        #expect(resumed.stdout.hasPrefix(#"{"uploaded":5,"skipped":0,"deleted":0,"#))
+        // The file and its chunk list, latest_model_details.json, stable's rules snapshot, its
+        // pointer and the rules index.
+        #expect(resumed.stdout.hasPrefix(#"{"uploaded":6,"skipped":0,"deleted":0,"#))
         let file = try #require(try FileManager.default.contentsOfDirectory(atPath: models).first { $0.hasSuffix(".onnx") })
         let head = try #require(try client.head("\(prefix)/models/\(file)"))
         #expect(head.size == Int64(Self.killedUploadSize))
@@ -284,11 +288,11 @@ struct MirrorCLITests {
         _ = try store.retire(id: id)
         try store.collectGarbage(graceDays: 0, now: Timestamp.now().adding(days: 1))
 
-        // The retire changed stable's rules (snapshot 3 and its pointer); the big file and
-        // rules snapshots 1 and 2 are skipped.
+        // The retire changed stable's rules (snapshot 3, its pointer and the rules index); the
+        // big file and rules snapshots 1 and 2 are skipped.
         let first = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-        let changed = ["latest_model_details.json", "rules/stable/3.json", "rules/stable.sig.json"].map { Self.size(models + "/" + $0) }.reduce(0, +)
-        #expect(first.stdout == #"{"uploaded":3,"skipped":4,"deleted":0,"bytes":\#(changed)}"# + "\n", "\(first.stderr)")
+        let changed = ["latest_model_details.json", "rules/stable/3.json", "rules/stable.sig.json", "rules/index.sig.json"].map { Self.size(models + "/" + $0) }.reduce(0, +)
+        #expect(first.stdout == #"{"uploaded":4,"skipped":4,"deleted":0,"bytes":\#(changed)}"# + "\n", "\(first.stderr)")
         #expect(try client.head(key) != nil, "still there right after the JSON changed")
         let dryRun = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--dry-run"])
         #expect(!dryRun.stdout.contains("delete\t"), "not due yet")
@@ -297,7 +301,7 @@ struct MirrorCLITests {
         #expect(try Self.mirrorUntilDeleted(2, cluster, models: models, prefix: prefix, maxAge))   // the file and its chunk list
         #expect(try client.head(key) == nil && client.head(key + ".chunks") == nil)
         let again = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-        #expect(again.stdout == #"{"uploaded":0,"skipped":7,"deleted":0,"bytes":0}"# + "\n")
+        #expect(again.stdout == #"{"uploaded":0,"skipped":8,"deleted":0,"bytes":0}"# + "\n")
     }
 
     /// Mirrors pass after pass until one reports a deletion (bounded: 30 s); whether one did.

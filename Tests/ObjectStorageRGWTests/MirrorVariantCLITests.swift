@@ -40,11 +40,12 @@ extension MirrorCLITests {
         let planned: [String] = plan.stdout.split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) ?? "" }
         let files: [String] = [releaseKey, releaseKey + ".chunks", bigKey, bigKey + ".chunks", oldKey, oldKey + ".chunks"]
         let snapshots: [String] = (1...4).map { "\(prefix)/models/rules/stable/\($0).json" }
-        let pointers: [String] = ["\(prefix)/models/rules/stable.sig.json", "\(prefix)/models/latest_model_details.json"]
+        let pointers: [String] = ["\(prefix)/models/rules/stable.sig.json", "\(prefix)/models/rules/index.sig.json",
+                                  "\(prefix)/models/latest_model_details.json"]
         #expect(planned == files + snapshots + pointers,
                 "files first (each with its chunk list), the release's before its variants; each change's rules snapshot, then the pointers")
         let first = try Self.mirror(cluster, models: models, prefix: prefix, maxAge + ["--json"])
-        #expect(first.stdout.hasPrefix(#"{"uploaded":12,"skipped":0,"deleted":0,"#), "\(first.stderr)")
+        #expect(first.stdout.hasPrefix(#"{"uploaded":13,"skipped":0,"deleted":0,"#), "\(first.stderr)")
         for (key, file) in [(bigKey, big), (oldKey, old)] {
             let head = try #require(try client.head(key))
             #expect(head.size == Int64(file.bytes.count) && head.sha256 == file.sha256)

@@ -14,23 +14,6 @@ struct RulesEndToEndTests {
     static let modelctl = MirrorCLITests.modelctl
     static let bin = URL(fileURLWithPath: modelctl).deletingLastPathComponent()
 
-    /// A modeld on an ephemeral port; its port from the start-up line (bounded wait).
-    static func startModeld(_ arguments: [String], environment: [String: String]) throws -> (ChildProcess.Running, Int) {
-        let log = NSTemporaryDirectory() + "modeld-rules-\(UUID().uuidString).log"
-        let running = try ChildProcess.start(bin.appendingPathComponent("modeld").path, ["--listen", "127.0.0.1:0"] + arguments,
-                                             environment: environment, log: log)
-        var port = 0
-        _ = try MirrorCLITests.poll(seconds: 20, every: 0.05) {
-            let log = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""  // not written yet
-            if let r = log.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                port = Int(log[r].split(separator: ":").last!) ?? 0
-            }
-            return port > 0
-        }
-        try #require(port > 0, "modeld did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-        return (running, port)
-    }
-
     static func stop(_ running: ChildProcess.Running) {
         running.signal(SIGKILL)
         _ = try? running.wait(timeout: .seconds(30))  // SIGKILLed: it cannot outlive the wait
@@ -49,12 +32,12 @@ struct RulesEndToEndTests {
         let data = scratch + "/data"
         let token = "e2e-token-0123456789abcdef"
         let common = ["--models-dir", models, "--data-dir", data, "--public-base-url", "\(cluster.endpoint)/\(RGWCluster.publicBucket)/\(prefix)"]
-        let (origin, originPort) = try Self.startModeld(common, environment: [
+        let origin = try ModeldProcess(directory: scratch, name: "modeld-origin", arguments: common, environment: [
             "MODELD_ADMIN_TOKEN": token, "MODELD_INSTANCE_ID": "origin", "MODELD_GUARD_INTERVAL_SECONDS": "1", "MODELD_LATEST_MAX_AGE_SECONDS": "1"])
-        defer { Self.stop(origin) }
-        let (ingest, ingestPort) = try Self.startModeld(common, environment: ["MODELD_INSTANCE_ID": "ingest"])
-        defer { Self.stop(ingest) }
-        let server = ["--server", "http://127.0.0.1:\(originPort)", "--token", token]
+        defer { try? origin.killHard() }
+        let ingest = try ModeldProcess(directory: scratch, name: "modeld-ingest", arguments: common, environment: ["MODELD_INSTANCE_ID": "ingest"])
+        defer { try? ingest.killHard() }
+        let server = ["--server", "http://127.0.0.1:\(origin.port)", "--token", token]
 
         // Baseline at 100 %, then a guarded challenger at its single stage of 50 %.
         func publish(_ seed: UInt8, _ extra: [String]) throws -> String {
@@ -91,7 +74,7 @@ struct RulesEndToEndTests {
         // replica: the challenger converts at 10 %, the baseline at 60 %.
         let client = Self.bin.appendingPathComponent("modeld-client").path
         let simulate = try ChildProcess.start(client, [
-            "--rules", bucketModels, "--events", "http://127.0.0.1:\(ingestPort)", "--sdk", "1.5", "--cache", scratch + "/sim",
+            "--rules", bucketModels, "--events", "http://127.0.0.1:\(ingest.port)", "--sdk", "1.5", "--cache", scratch + "/sim",
             "--json", "simulate", "--clients", "2000", "--duration", "20s", "--rate", "250", "--name", "upsell",
             "--outcome", "\(challenger)=0.1", "--outcome", "default=0.6"])
         let catalogPath = models + "/catalog.json"
@@ -121,8 +104,8 @@ struct RulesEndToEndTests {
         // The mirror publishes the paused rules; every install then falls back to the
         // baseline, from the bucket alone (the origin and ingest servers are stopped first).
         #expect(try MirrorCLITests.poll(seconds: 10, every: 0.1) { try liveIDs() == [baseline] }, "the paused rules never reached the bucket")
-        Self.stop(origin)
-        Self.stop(ingest)
+        try origin.killHard()
+        try ingest.killHard()
         let after = try ChildProcess.run(client, ["--rules", bucketModels, "--sdk", "1.5", "--cache", scratch + "/after", "--json",
                                        "simulate", "--clients", "2000", "--duration", "10s", "--rate", "400", "--name", "upsell"],
                               timeout: .seconds(120))

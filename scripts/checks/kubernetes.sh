@@ -40,6 +40,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# SIGTERM to the modeld at $SERVER_PID, which must exit 0 within 30 s (SPEC §8; every ConfigMap's
+# drain_seconds is shorter); $1 names it in the failure, $2 is its log.
+stop_modeld() {
+  local rc=0
+  kill -TERM "$SERVER_PID"
+  for _ in $(seq 1 600); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.05; done
+  if kill -0 "$SERVER_PID" 2>/dev/null; then echo "kubernetes: $1 still running 30 s after SIGTERM" >&2; cat "$2" >&2; exit 1; fi
+  wait "$SERVER_PID" || rc=$?
+  SERVER_PID=
+  [ "$rc" -eq 0 ] || { echo "kubernetes: $1 exited $rc after SIGTERM" >&2; cat "$2" >&2; exit 1; }
+}
+
 # Step 1 as a function, so the self-test runs exactly the same thing. Fails on a non-zero exit
 # and on any warning (kubernetes-validate only warns, exit 0, about a kind it has no schema for:
 # a misspelt apiVersion would otherwise pass).
@@ -62,19 +74,13 @@ echo "kubernetes: ${#manifests[@]} manifests valid (strict) for Kubernetes ${K8S
 # Steps 2 and 3: structure, read with PyYAML (a kubernetes-validate dependency).
 MODELCTL=$(newest_built modelctl)
 "$PYTHON" - "$DIR" "${MODELCTL:-}" <<'PY'
-import json, os, re, subprocess, sys, yaml
+import json, os, re, subprocess, sys
+sys.path.insert(0, "scripts/lib")
+from manifests import Manifests
 
 folder, modelctl = sys.argv[1], sys.argv[2]
-errors = []
-def check(ok, message):
-    if not ok:
-        errors.append(message)
-
-# kustomization.yaml lists every manifest, and nothing else.
-kustomization = yaml.safe_load(open(os.path.join(folder, "kustomization.yaml")))
-files = sorted(f for f in os.listdir(folder) if f.endswith(".yaml") and f != "kustomization.yaml")
-check(sorted(kustomization.get("resources", [])) == files,
-      f"kustomization.yaml resources {sorted(kustomization.get('resources', []))} != files {files}")
+manifests = Manifests(folder)
+check, kustomization = manifests.check, manifests.kustomization
 
 # What the Dockerfile builds.
 dockerfile = open("Dockerfile").read()
@@ -92,9 +98,8 @@ cmd = json.loads(one(r"^CMD (\[.*\])") or "[]")
 check("/usr/local/bin/" in one(r"^COPY --from=build (.*modelctl.*)$"), "Dockerfile does not install modelctl in /usr/local/bin")
 config_path = cmd[cmd.index("--config") + 1] if "--config" in cmd else ""
 
-docs = [d for f in files for d in yaml.safe_load_all(open(os.path.join(folder, f))) if d]
 by_kind = {}
-for d in docs:
+for d in manifests.docs:
     by_kind.setdefault(d["kind"], []).append(d)
 
 config = json.loads(by_kind["ConfigMap"][0]["data"][os.path.basename(config_path)])
@@ -163,11 +168,7 @@ for ing in by_kind.get("Ingress", []):
             check(p["backend"]["service"]["name"] in services, f"Ingress: unknown service {p['backend']['service']['name']}")
             check(not p["path"].startswith(("/admin", "/metrics")), f"Ingress exposes {p['path']}")
 
-if errors:
-    print("kubernetes: manifests disagree with the image or with each other:", file=sys.stderr)
-    for e in errors:
-        print("  " + e, file=sys.stderr)
-    sys.exit(1)
+manifests.finish("manifests disagree with the image or with each other")
 print(f"kubernetes: manifests agree with the Dockerfile (image {image_name}, uid {uid}, port {port}, volumes {volumes})"
       + ("" if modelctl else "; worker flags not checked (modelctl not built)"))
 PY
@@ -203,13 +204,73 @@ PY
   port=$(modeld_port "$TMP/modeld.log" "$SERVER_PID" kubernetes)
   code=$(curl -s -o /dev/null -m 5 -w '%{http_code}' "http://127.0.0.1:$port/healthz" || true)
   [ "$code" = 200 ] || { echo "kubernetes: /healthz answered ${code:-nothing} with the ConfigMap's config" >&2; cat "$TMP/modeld.log" >&2; exit 1; }
-  kill -TERM "$SERVER_PID"
-  rc=0
-  for _ in $(seq 1 300); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.05; done
-  wait "$SERVER_PID" || rc=$?
-  SERVER_PID=
-  [ "$rc" -eq 0 ] || { echo "kubernetes: modeld exited $rc after SIGTERM" >&2; cat "$TMP/modeld.log" >&2; exit 1; }
+  stop_modeld modeld "$TMP/modeld.log"
   echo "kubernetes: the ConfigMap's modeld.json starts $MODELD (/healthz 200, SIGTERM → exit 0)"
+fi
+
+# Step 6: deploy/kubernetes-bucket/ (SPEC §18: no shared volume) — strict validation, the
+# kustomization list, the topology's own rules, and its ingest ConfigMap with the real modeld.
+BUCKET_DIR=deploy/kubernetes-bucket
+mapfile -t bucket_manifests < <(find "$BUCKET_DIR" -maxdepth 1 -name '*.yaml' ! -name kustomization.yaml | sort)
+validate_all "${bucket_manifests[@]}"
+echo "kubernetes: ${#bucket_manifests[@]} manifests of $BUCKET_DIR valid (strict) for Kubernetes ${K8S_VERSIONS[*]}"
+"$PYTHON" - "$BUCKET_DIR" "$TMP" <<'PY'
+import json, os, sys
+sys.path.insert(0, "scripts/lib")
+from manifests import Manifests
+folder, tmp = sys.argv[1], sys.argv[2]
+manifests = Manifests(folder)
+check = manifests.check
+kinds = {}
+for d in manifests.docs:
+    kinds.setdefault(d["kind"], {})[d["metadata"]["name"]] = d
+configs = {n: json.loads(c["data"]["modeld.json"]) for n, c in kinds["ConfigMap"].items()}
+ingest, origin = configs["modeld-ingest-config"], configs["modeld-origin-config"]
+check(ingest.get("ingest_only") is True and "models_dir" not in ingest, "ingest config: ingest_only true and no models_dir")
+check(ingest.get("events_ship", {}).get("to", "").startswith("s3://"), "ingest config: events_ship.to s3://…")
+check(origin.get("guard_events_from") == ingest["events_ship"]["to"], "origin reads the bucket the replicas ship to")
+check(not kinds.get("PersistentVolumeClaim"), "no shared PersistentVolumeClaim in this topology")
+dep = kinds["Deployment"]["modeld-ingest"]
+pod = dep["spec"]["template"]["spec"]
+vols = {v["name"]: v for v in pod["volumes"]}
+check("emptyDir" in vols["data"] and not any("persistentVolumeClaim" in v for v in vols.values()), "ingest data/ must be an emptyDir, no claim")
+check(pod["terminationGracePeriodSeconds"] > ingest["drain_seconds"], "ingest grace must exceed drain_seconds (the last segment ships within it)")
+c = pod["containers"][0]
+check(any(e["name"] == "MODELD_INSTANCE_ID" and e["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name" for e in c["env"]), "ingest: MODELD_INSTANCE_ID = pod name")
+check(c["envFrom"][0]["secretRef"]["name"] in kinds["Secret"], "ingest: bucket credentials from the Secret")
+hpa = kinds["HorizontalPodAutoscaler"]["modeld-ingest"]["spec"]
+check(hpa["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "modeld-ingest"}, "HPA scales the ingest Deployment")
+check(hpa["metrics"][0]["resource"]["name"] == "cpu", "HPA on CPU")
+check("cpu" in c["resources"]["requests"], "ingest: a CPU request (the HPA's utilisation is relative to it)")
+sts = kinds["StatefulSet"]["modeld-origin"]
+check(sts["spec"]["replicas"] == 1, "one origin")
+check(sts["spec"]["volumeClaimTemplates"][0]["spec"]["accessModes"] == ["ReadWriteOnce"], "the origin's own volume is ReadWriteOnce")
+names = [x["name"] for x in sts["spec"]["template"]["spec"]["containers"]]
+check(names == ["modeld", "mirror"], f"origin containers modeld + mirror, not {names}")
+mirror = sts["spec"]["template"]["spec"]["containers"][1]
+check(mirror["command"] == ["modelctl"] and mirror["args"][0] == "mirror" and "--watch" in mirror["args"], "mirror sidecar runs modelctl mirror --watch")
+for ing in kinds["Ingress"].values():
+    for rule in ing["spec"]["rules"]:
+        for p in rule["http"]["paths"]:
+            check(p["backend"]["service"]["name"] in kinds["Service"], f"Ingress: unknown service {p['backend']['service']['name']}")
+            check(p["path"] == "/events", f"Ingress exposes {p['path']} (only /events is public here)")
+manifests.finish(folder + " breaks its topology")
+open(os.path.join(tmp, "ingest.json"), "w").write(kinds["ConfigMap"]["modeld-ingest-config"]["data"]["modeld.json"])
+print(f"kubernetes: {folder} is the §18 topology (one origin on its own volume, ingest Deployment on emptyDir with a CPU HPA)")
+PY
+if [ -n "$MODELD" ]; then
+  mkdir -p "$TMP/ingest"
+  # A bucket client is made at start-up, no request is sent before a segment is sealed.
+  AWS_ACCESS_KEY_ID=k AWS_SECRET_ACCESS_KEY=s MODELD_INSTANCE_ID=modeld-ingest-0 "$MODELD" --config "$TMP/ingest.json" \
+    --listen 127.0.0.1:0 --data-dir "$TMP/ingest/data" >"$TMP/ingest.log" 2>&1 &
+  SERVER_PID=$!
+  port=$(modeld_port "$TMP/ingest.log" "$SERVER_PID" kubernetes)
+  health=$(curl -s -o /dev/null -m 5 -w '%{http_code}' "http://127.0.0.1:$port/healthz" || true)
+  latest=$(curl -s -o /dev/null -m 5 -w '%{http_code}' "http://127.0.0.1:$port/latest?sdk=1.0" || true)
+  [ "$health" = 200 ] && [ "$latest" = 404 ] && [ ! -e "$TMP/ingest/models" ] \
+    || { echo "kubernetes: the ingest ConfigMap: /healthz $health, /latest $latest (want 200, 404)" >&2; cat "$TMP/ingest.log" >&2; exit 1; }
+  stop_modeld "ingest modeld" "$TMP/ingest.log"
+  echo "kubernetes: the ingest ConfigMap starts an ingest-only modeld (/healthz 200, /latest 404, SIGTERM → exit 0)"
 fi
 
 # Step 5: broken manifests must fail step 1.

@@ -32,4 +32,6 @@ void modeld_set_current_loop(void *loop);
 void *modeld_current_loop(void);
 // sync_file_range(…, SYNC_FILE_RANGE_WRITE): starts writeback of a file range without waiting; 0 or -1 + errno.
 int modeld_start_writeback(int fd, long long offset, long long length);
+// malloc_trim(0) where the C library has it (glibc): gives freed heap pages back to the system.
+void modeld_release_free_memory(void);
 #endif

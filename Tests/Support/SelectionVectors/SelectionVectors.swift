@@ -11,12 +11,17 @@ public struct SelectionVectors: Sendable {
         public let channel: String
         public let clientID: String?
         public let device: DeviceAttributes
+        /// The models the device has installed, per channel (SPEC §3.2): what a rules-mode
+        /// client reports; the server reads the same SHA-256s as `base=`.
+        public let installed: [String: String]
         /// nil = `no_model`.
         public let expect: Expected?
         /// For cases of the guarded release: the arm its client is in (nil = neither).
         public let arm: ReleaseSelector.Arm?
         public let hasArm: Bool
         public var description: String { name }
+        /// The bases as `/latest?base=` reports them.
+        public var queryBases: ReportedBases { ReportedBases(anyChannel: Set(installed.values)) }
     }
 
     public struct Expected: Sendable, Equatable {
@@ -29,6 +34,9 @@ public struct SelectionVectors: Sendable {
         public init(id: String, variant: String?, url: String, sha256: String, size: Int64) {
             (self.id, self.variant, self.url, self.sha256, self.size) = (id, variant, url, sha256, size)
         }
+
+        /// What a §4.1 document names.
+        public init(_ d: ReleaseDocument) { self.init(id: d.id, variant: d.variant, url: d.url, sha256: d.sha256, size: d.size) }
     }
 
     public let publicBaseURL: String
@@ -63,22 +71,26 @@ public struct SelectionVectors: Sendable {
         guard let name = c["name"] as? String, let sdkText = c["sdk"] as? String, let sdk = SDKVersion(sdkText),
               let channel = c["channel"] as? String else { throw VectorError("bad case \(c)") }
         let device = try DeviceAttributes(parsing: c["platform"] as? String, os: c["os"] as? String,
-                                          ramMB: (c["ram_mb"] as? Int).map(String.init), device: c["device"] as? String)
+                                          ramMB: (c["ram_mb"] as? Int).map(String.init), device: c["device"] as? String,
+                                          systemModel: c["system_model"] as? String)
         var expected: Expected?
         if let e = c["expect"] as? [String: Any] {
             guard let id = e["id"] as? String, let url = e["url"] as? String, let sha = e["sha256"] as? String,
                   let size = (e["size"] as? NSNumber)?.int64Value else { throw VectorError("bad expect in \(name)") }
             expected = Expected(id: id, variant: e["variant"] as? String, url: url, sha256: sha, size: size)
         }
-        return Case(name: name, sdk: sdk, channel: channel, clientID: c["client_id"] as? String, device: device, expect: expected,
+        return Case(name: name, sdk: sdk, channel: channel, clientID: c["client_id"] as? String, device: device,
+                    installed: c["installed"] as? [String: String] ?? [:], expect: expected,
                     arm: (c["arm"] as? String).flatMap(ReleaseSelector.Arm.init(rawValue:)), hasArm: c.keys.contains("arm"))
     }
 
     /// The rules-side answer for `c`: the channel's snapshot evaluated locally (nil snapshot =
     /// a channel that never had a release: no model).
-    public func rulesAnswer(_ c: Case) -> Expected? {
-        guard let snapshot = rules[c.channel], let a = snapshot.answer(sdk: c.sdk, clientID: c.clientID, device: c.device) else { return nil }
-        return Expected(id: a.release.id, variant: a.variant?.name, url: a.url, sha256: a.sha256, size: a.size)
+    public func rulesAnswer(_ c: Case) -> Expected? { rulesDocument(c).map(Expected.init) }
+
+    /// The §4.1 document the client's rules evaluation makes for `c` (nil = no model).
+    public func rulesDocument(_ c: Case) -> ReleaseDocument? {
+        rules[c.channel]?.answer(sdk: c.sdk, clientID: c.clientID, device: c.device, bases: ReportedBases(installed: c.installed))?.document
     }
 }
 
