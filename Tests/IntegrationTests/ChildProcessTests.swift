@@ -30,6 +30,22 @@ struct ChildProcessTests {
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 
+    /// A child that outlives its wait is named with its threads' states: a stopped one is `T`,
+    /// as one stuck in the kernel would be `D` and the function it waits in.
+    @Test func aTimedOutWait_namesTheThreadsStates() throws {
+        let child = try ChildProcess.start("/bin/sleep", ["30"])
+        child.signal(SIGSTOP)
+        #expect(ModeldServer.eventually(within: 10) { ChildProcess.Running.threadStates(child.pid).hasPrefix("0 S, T") })
+        do {
+            try child.wait(timeout: .milliseconds(100))
+            Issue.record("a stopped child finished its wait")
+        } catch ChildProcessError.timedOut(let what) {
+            #expect(what.contains("threads when the wait ended: 0 S, T"), "\(what)")
+        }
+        #expect(!child.isRunning)
+        #expect(ChildProcess.Running.threadStates(child.pid) == "none left")
+    }
+
     @Test func aSignalledChild_reportsMinusTheSignal() throws {
         let child = try ChildProcess.start("/bin/sleep", ["30"])
         #expect(child.isRunning)

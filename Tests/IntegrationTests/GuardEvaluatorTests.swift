@@ -253,8 +253,7 @@ import TestRandomness
         #expect(!both)
         #expect(!(a.log.contains(evaluating) && b.log.contains(evaluating)))
         let (holder, standby) = a.log.contains(evaluating) ? (a, b) : (b, a)
-        holder.signal(SIGKILL)
-        _ = holder.waitForExit(within: 10)
+        try holder.kill()
         #expect(ModeldServer.eventually(within: 10) { standby.log.contains(evaluating) }, "the standby replica took over")
     }
 

@@ -89,6 +89,18 @@ final class ModeldServer {
         try? process.wait(timeout: .seconds(seconds)).status
     }
 
+    /// SIGKILLs the server and waits for its exit; returns how long it took to die. A killed
+    /// process exits once each of its threads has left the kernel: under a CI machine's I/O load
+    /// one outlived 10 s (the crash loop, 2026-12-02), so the bound is a minute and a time-out
+    /// names the threads' kernel states.
+    @discardableResult
+    func kill(within seconds: Double = 60) throws -> Duration {
+        let start = ContinuousClock.now
+        process.signal(SIGKILL)
+        try process.wait(timeout: .seconds(seconds))
+        return ContinuousClock.now - start
+    }
+
     /// Polls `condition` every 20 ms until it holds or `seconds` pass.
     static func eventually(within seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)

@@ -70,9 +70,10 @@ public enum ChildProcess {
                     return ProcessResult(status: status, stdout: Self.read(outPath), stderr: Self.read(errPath))
                 }
                 if ContinuousClock.now > deadline {
+                    let state = Self.threadStates(pid)  // read before the kill and the reap erase it
                     kill(pid, SIGKILL)
                     _ = collect(blocking: true)
-                    throw ChildProcessError.timedOut(command)
+                    throw ChildProcessError.timedOut("\(command) (threads when the wait ended: \(state))")
                 }
                 // 1 ms first, so a short command is collected at once; up to 16 ms for long ones.
                 usleep(pauseMicroseconds)
@@ -90,6 +91,26 @@ public enum ChildProcess {
                 known = status & 0x7F == 0 ? (status >> 8) & 0xFF : -(status & 0x7F)
                 return known
             }
+        }
+
+        /// Each thread's scheduler state and, unless sleeping interruptibly, the kernel function it
+        /// waits in, e.g. `12 S, D in ext4_sync_file`: a SIGKILLed child that does not exit is
+        /// stuck in an uninterruptible system call, and this says which.
+        public static func threadStates(_ pid: pid_t) -> String {
+            let task = "/proc/\(pid)/task/"
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: task)) ?? []  // gone: exited meanwhile
+            var sleeping = 0
+            var others: [String] = []
+            for tid in threads {
+                // /proc/<pid>/task/<tid>/stat: "tid (comm) S ...", comm may hold spaces and parentheses.
+                let stat = read(task + tid + "/stat")
+                guard let close = stat.lastIndex(of: ")") else { continue }
+                let state = stat[stat.index(after: close)...].split(separator: " ").first.map(String.init) ?? "?"
+                if state == "S" { sleeping += 1; continue }
+                let wchan = read(task + tid + "/wchan")
+                others.append(wchan.isEmpty || wchan == "0" ? state : "\(state) in \(wchan)")
+            }
+            return threads.isEmpty ? "none left" : (["\(sleeping) S"] + others).joined(separator: ", ")
         }
 
         private static func read(_ path: String) -> String {
