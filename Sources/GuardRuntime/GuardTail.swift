@@ -14,7 +14,7 @@ public struct GuardTail {
     /// at the day the oldest running guard began.
     public let firstDay: String
     private var offsets: [String: Int] = [:]
-    private var dedup = BatchDedup()
+    private var dedup: BatchDedup
     /// Lines that are not events (torn or foreign), and files that could not be read.
     public private(set) var skipped = 0
     /// Events dropped as copies of a batch already read.
@@ -23,24 +23,35 @@ public struct GuardTail {
     /// the store writes it, so the text orders as the time).
     public private(set) var newestEvent: [String: String] = [:]
 
-    public init(directories: [String], firstDay: String) {
+    /// `dedupWindowHours`: how long a batch's key is kept after the day of its first copy
+    /// (SPEC §5's `dedup_window_hours`), so a guard running for weeks holds a window's keys, not
+    /// every batch since it began. A copy further apart counts again, as the write side stores it.
+    public init(directories: [String], firstDay: String, dedupWindowHours: Double) {
         self.directories = directories
         self.firstDay = firstDay
+        dedup = BatchDedup(windowHours: dedupWindowHours)
     }
 
+    /// Day by day, each day in every directory: the dedup keeps the newest days, so a day is
+    /// read everywhere before a later one (a local and a shipped copy of a batch are days apart
+    /// at most by a retry, never by the order of the directories).
     public mutating func poll(_ body: (GuardEvent) -> Void) {
-        for directory in directories {
-            for day in FileIO.entries(of: directory).sorted() where Self.isDay(day) && day >= firstDay {
+        let days = Set(directories.flatMap { FileIO.entries(of: $0) }).filter { Self.isDay($0) && $0 >= firstDay }
+        for day in days.sorted() {
+            for directory in directories {
                 for name in FileIO.entries(of: directory + "/" + day).sorted() where name.hasSuffix(".jsonl") {
-                    read(directory + "/" + day + "/" + name, body)
+                    read(directory + "/" + day + "/" + name, day: day, body)
                 }
             }
         }
     }
 
-    private mutating func read(_ path: String, _ body: (GuardEvent) -> Void) {
+    /// Batch keys the dedup holds.
+    public var dedupKeys: Int { dedup.count }
+
+    private mutating func read(_ path: String, day: String, _ body: (GuardEvent) -> Void) {
         // A batch's events are consecutive lines committed together, so never split by a poll.
-        dedup.startSegment()
+        dedup.startSegment(day: day)
         do {
             let progress = try SegmentReader(path: path).forEachCommittedLine(from: offsets[path] ?? 0) { line in
                 guard let event = GuardEvent(line: line) else {

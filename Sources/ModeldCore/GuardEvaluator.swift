@@ -26,9 +26,11 @@ final class GuardEvaluator: Sendable {
     static let priority = ThreadPriority.idle(fallback: 15)
 
     /// `shipped`: SPEC §18's `guard_events_from`, the bucket's segments read beside the local ones.
-    init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics, shipped: ShippedSegmentFollower?) {
+    /// `dedupWindowHours`: how long the tail keeps a batch's key (SPEC §5's window).
+    init(store: CatalogStore, dataDir: String, intervalSeconds: Int, watcher: CatalogWatcher, metrics: Metrics, shipped: ShippedSegmentFollower?,
+         dedupWindowHours: Double) {
         let state = Mutex(GuardEvaluatorState(store: store, records: GuardRecords(dataDir: dataDir), lockPath: dataDir + "/guard.lock",
-                                              metrics: metrics, shipped: shipped))
+                                              metrics: metrics, shipped: shipped, dedupWindowHours: dedupWindowHours))
         loop = BackgroundLoop(priority: Self.priority) { _ in
             state.withLock { if $0.tick(now: Timestamp.now().millisecondsSinceEpoch) { _ = watcher.reloadAfterChange() } }
             return Int32(clamping: intervalSeconds * 1000)
@@ -44,14 +46,17 @@ struct GuardEvaluatorState {
     let records: GuardRecords
     let lockPath: String
     let metrics: Metrics
+    let dedupWindowHours: Double
     private var lockFD: Int32 = -1
     private var tail: GuardTail?
     private var shipped: ShippedSegmentFollower?
     private var experiments: [String: GuardExperiment] = [:]
     private let log = Logger(label: "modeld.guard")
 
-    init(store: CatalogStore, records: GuardRecords, lockPath: String, metrics: Metrics, shipped: ShippedSegmentFollower? = nil) {
+    init(store: CatalogStore, records: GuardRecords, lockPath: String, metrics: Metrics, shipped: ShippedSegmentFollower? = nil,
+         dedupWindowHours: Double) {
         self.metrics = metrics
+        self.dedupWindowHours = dedupWindowHours
         self.shipped = shipped
         self.store = store
         self.records = records
@@ -97,7 +102,7 @@ struct GuardEvaluatorState {
         if tail == nil {
             let oldest = running.compactMap { $0.guardPlan?.runtime.startedAt }.min() ?? now
             tail = GuardTail(directories: [records.dataDir + "/events"] + (shipped.map { [$0.directory] } ?? []),
-                             firstDay: String(Timestamp(millisecondsSinceEpoch: oldest).rfc3339.prefix(10)))
+                             firstDay: String(Timestamp(millisecondsSinceEpoch: oldest).rfc3339.prefix(10)), dedupWindowHours: dedupWindowHours)
         }
         fetchShipped(since: tail!.firstDay, now: now)
         let ids = Array(experiments.keys)

@@ -139,7 +139,7 @@ public enum ModeldApp {
         rulesService.start()
         collector.start()
         let guardEvaluator = GuardEvaluator(store: store, dataDir: config.dataDir, intervalSeconds: config.guardIntervalSeconds, watcher: watcher, metrics: metrics,
-                                            shipped: guardBucket)
+                                            shipped: guardBucket, dedupWindowHours: Double(config.dedupWindowHours))
         guardEvaluator.start()
         deriver?.start()   // after cleanTemp: its temps share the instance's prefix
         shipping?.start()
