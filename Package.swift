@@ -165,6 +165,9 @@ let package = Package(
         .executableTarget(name: "pack-decode-bench", dependencies: ["TensorPack", "CZlib", "CryptoPrimitives"],
                           path: "Benchmarks/transfer/PackDecodeBench"),
 
+        // catalog.json decoding and encoding in memory (Benchmarks/catalog/run.sh).
+        .executableTarget(name: "catalog-codec-bench", dependencies: ["CatalogValue"], path: "Benchmarks/catalog/CodecBench"),
+
         // A zip reader (SPEC §13.1 zipped models): central directory first, every refusal before
         // unpacking; raw inflate through zlib (the system libz on Apple platforms). No Glibc.
         .target(name: "ZipArchive", dependencies: ["CZlib"]),

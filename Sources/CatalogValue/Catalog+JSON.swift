@@ -31,13 +31,14 @@ extension Catalog {
     /// An entry whose bytes are exactly what its release at the same position there encodes to
     /// is that release, taken without decoding: a change rewrites a few entries of thousands.
     public init(decoding bytes: [UInt8], previous: Catalog? = nil) throws(CatalogError) {
-        let top: (members: [(key: String, node: JSONNode)], elements: [Range<Int>]?)
-        do { top = try JSONReader.object(bytes, listing: "releases") } catch {
+        let tape: JSONTape
+        do { tape = try JSONTape(bytes) } catch {
             throw CatalogError(.corruptCatalog, "catalog.json is not valid JSON: \(error)")
         }
         var decoder = StoredDecoder(bytes: bytes)
-        let file = StoredObject(members: top.members, bytes: bytes), format: Int64
+        let file: StoredObject, format: Int64
         do throws(CatalogError) {
+            file = try StoredObject(tape, tape.root)
             let stored: Int64? = try file.int("format")
             format = try file.required("format", stored)
         } catch {
@@ -52,28 +53,38 @@ extension Catalog {
             nextSeq = try file.int("next_seq")
             catalogVersion = try file.int("catalog_version")
             publicBaseURL = try file.string("public_base_url")
-            if file.node("releases") != nil { throw .invalid("releases", "must be an array") }
-            let entries = try file.required("releases", top.elements)
+            let entries = try file.required("releases", try file.array("releases"))
             let known = previous?.releases ?? []
             var encoded = JSONWriter(capacity: 1024)
             releases.reserveCapacity(entries.count)
-            for (i, range) in entries.enumerated() {
+            for (i, element) in entries.enumerated() {
+                let range = tape.range(element)
                 if i < known.count {
-                    encoded.removeAll()
-                    known[i].writeEntry(to: &encoded, publicBaseURL: nil)
-                    let same = encoded.bytes.withUnsafeBufferPointer { e in
-                        bytes.withUnsafeBufferPointer { e.elementsEqual(UnsafeBufferPointer(rebasing: $0[range])) }
+                    let same: Bool
+                    if let entry = known[i].storedEntry {
+                        same = entry.count == range.count && entry.withUnsafeBufferPointer { e in
+                            bytes.withUnsafeBufferPointer { e.elementsEqual(UnsafeBufferPointer(rebasing: $0[range])) }
+                        }
+                    } else {
+                        encoded.removeAll()
+                        known[i].writeEntry(to: &encoded, publicBaseURL: nil)
+                        same = encoded.bytes.withUnsafeBufferPointer { e in
+                            bytes.withUnsafeBufferPointer { e.elementsEqual(UnsafeBufferPointer(rebasing: $0[range])) }
+                        }
                     }
                     if same {
                         releases.append(known[i])
                         continue
                     }
                 }
-                // Cannot fail: the listing validated the element.
-                guard let entry = try? JSONReader.parse(bytes, in: range) else { throw .invalid("releases[\(i)]", "is not valid JSON") }
-                do throws(CatalogError) { releases.append(try decoder.release(try StoredObject(entry, decoder))) } catch {
-                    let id = (try? StoredObject(entry, decoder).string("id")) ?? nil
-                    throw CatalogError(.corruptCatalog, parameter: "releases[\(i)].\(error.parameter ?? "")", "release \(id ?? "?"): \(error.message)")
+                do throws(CatalogError) {
+                    var release = try decoder.release(try StoredObject(tape, element))
+                    release.keepEntry(bytes[range])
+                    releases.append(release)
+                } catch {
+                    let id = (try? StoredObject(tape, element).string("id")) ?? nil
+                    throw CatalogError(.corruptCatalog, parameter: "releases[\(i)]" + (error.parameter.map { $0.isEmpty ? "" : "." + $0 } ?? ""),
+                                       "release \(id ?? "?"): \(error.message)")
                 }
             }
         } catch where error.code == .corruptCatalog {
@@ -89,47 +100,40 @@ extension Catalog {
 /// One object of catalog.json with typed member reads: absent and `null` are nil (as the
 /// optional fields were always read), a wrong type throws `invalid` naming the member.
 private struct StoredObject {
-    let members: [(key: String, node: JSONNode)]
-    let bytes: [UInt8]
+    let tape: JSONTape
+    let value: Int
 
-    init(_ node: JSONNode, _ decoder: StoredDecoder) throws(CatalogError) {
-        guard case .object(let members) = node.value else { throw .invalid("", "must be an object") }
-        self.init(members: members, bytes: decoder.bytes)
+    init(_ tape: JSONTape, _ value: Int) throws(CatalogError) {
+        guard tape.kind(value) == .object else { throw .invalid("", "must be an object") }
+        (self.tape, self.value) = (tape, value)
     }
 
-    init(members: [(key: String, node: JSONNode)], bytes: [UInt8]) {
-        self.members = members
-        self.bytes = bytes
-    }
-
-    func node(_ key: String) -> JSONNode? {
-        guard let n = members.first(where: { $0.key == key })?.node, !n.isNull else { return nil }
-        return n
+    func node(_ key: String) -> Int? {
+        guard let v = tape.member(value, key), tape.kind(v) != .null else { return nil }
+        return v
     }
 
     func string(_ key: String) throws(CatalogError) -> String? {
         guard let n = node(key) else { return nil }
-        guard case .string(let s) = n.value else { throw .invalid(key, "must be a string") }
+        guard let s = tape.string(n) else { throw .invalid(key, "must be a string") }
         return s
     }
 
     func int(_ key: String) throws(CatalogError) -> Int64? {
         guard let n = node(key) else { return nil }
-        guard let v = n.integer(in: bytes) else {
-            throw .invalid(key, "must be an integer")
-        }
+        guard let v = tape.integer(n) else { throw .invalid(key, "must be an integer") }
         return v
     }
 
-    func array(_ key: String) throws(CatalogError) -> [JSONNode]? {
+    func array(_ key: String) throws(CatalogError) -> [Int]? {
         guard let n = node(key) else { return nil }
-        guard case .array(let elements) = n.value else { throw .invalid(key, "must be an array") }
+        guard let elements = tape.elements(n) else { throw .invalid(key, "must be an array") }
         return elements
     }
 
-    func object(_ key: String, _ decoder: StoredDecoder) throws(CatalogError) -> StoredObject? {
+    func object(_ key: String) throws(CatalogError) -> StoredObject? {
         guard let n = node(key) else { return nil }
-        do throws(CatalogError) { return try StoredObject(n, decoder) } catch { throw .invalid(key, error.message) }
+        do throws(CatalogError) { return try StoredObject(tape, n) } catch { throw .invalid(key, error.message) }
     }
 
     func required<T>(_ key: String, _ value: T?) throws(CatalogError) -> T {
@@ -185,8 +189,8 @@ private struct StoredDecoder {
 
     private mutating func variants(_ e: StoredObject) throws(CatalogError) -> [Variant] {
         var variants: [Variant] = []
-        for (j, node) in (try e.array("variants") ?? []).enumerated() {
-            do throws(CatalogError) { variants.append(try variant(try StoredObject(node, self))) } catch {
+        for (j, element) in (try e.array("variants") ?? []).enumerated() {
+            do throws(CatalogError) { variants.append(try variant(try StoredObject(e.tape, element))) } catch {
                 throw .invalid("variants[\(j)]" + (error.parameter.map { $0.isEmpty ? "" : "." + $0 } ?? ""), error.message)
             }
         }
@@ -215,7 +219,7 @@ private struct StoredDecoder {
     }
 
     private func chunks(_ e: StoredObject) throws(CatalogError) -> ChunkListFile? {
-        guard let c = try e.object("chunks", self) else { return nil }
+        guard let c = try e.object("chunks") else { return nil }
         do throws(CatalogError) {
             return try ChunkListFile(sha256: try c.required("sha256", try c.string("sha256")), size: try c.required("size", try c.int("size")))
         } catch {
@@ -230,7 +234,7 @@ private struct StoredDecoder {
             return nil
         }
         var packed: TransferFiles.Packed?
-        if let p = try e.object("packed", self) {
+        if let p = try e.object("packed") {
             do throws(CatalogError) {
                 packed = try TransferFiles.Packed(sha256: try p.required("sha256", try p.string("sha256")), size: try p.required("size", try p.int("size")),
                                                   width: try p.required("width", try p.int("width")))
@@ -239,9 +243,9 @@ private struct StoredDecoder {
             }
         }
         var files: [TransferFiles.Patch] = []
-        for (k, node) in patches.enumerated() {
+        for (k, element) in patches.enumerated() {
             do throws(CatalogError) {
-                let p = try StoredObject(node, self)
+                let p = try StoredObject(e.tape, element)
                 files.append(try TransferFiles.Patch(from: try p.required("from", try p.string("from")), sha256: try p.required("sha256", try p.string("sha256")),
                                                      size: try p.required("size", try p.int("size"))))
             } catch {
@@ -263,16 +267,16 @@ private struct StoredDecoder {
 
     private func decoded<T: Decodable>(_ key: String, in e: StoredObject, memo: inout [ArraySlice<UInt8>: T]) throws(CatalogError) -> T? {
         guard let n = e.node(key) else { return nil }
-        if let known = memo[bytes[n.range]] { return known }
+        if let known = memo[bytes[e.tape.range(n)]] { return known }
         let value: T? = try decode(key, in: e)
-        memo[bytes[n.range]] = value
+        memo[bytes[e.tape.range(n)]] = value
         return value
     }
 
     private func decode<T: Decodable>(_ key: String, in e: StoredObject) throws(CatalogError) -> T? {
         guard let n = e.node(key) else { return nil }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(bytes[n.range]))
+            return try JSONDecoder().decode(T.self, from: Data(bytes[e.tape.range(n)]))
         } catch let error as InvalidInput {
             throw .invalid(error.parameter, error.message)
         } catch {

@@ -21,9 +21,8 @@ public struct Catalog: Equatable, Sendable {
     /// recorded by the first change, then changed only by `CatalogStore.setPublicBaseURL`, so the
     /// derived file never depends on which writer wrote last. nil until recorded.
     public package(set) var publicBaseURL: String?
-    /// Lowercased id → index and file name → index: O(1) lookups for the per-request routes.
+    /// Lowercased id → index: O(1) lookups by id and by file name (`<id>.<ext>`).
     private var byID: [String: Int] = [:]
-    private var byFile: [String: Int] = [:]
 
     public static let empty = Catalog()
 
@@ -44,14 +43,12 @@ public struct Catalog: Equatable, Sendable {
         let sorted = zip(releases, releases.dropFirst()).allSatisfy { $0.seq <= $1.seq } ? releases : releases.sorted { $0.seq < $1.seq }
         var lastSeq: Int64 = 0
         byID.reserveCapacity(sorted.count)
-        byFile.reserveCapacity(sorted.count)
         for (i, r) in sorted.enumerated() {
             guard byID.updateValue(i, forKey: r.id.lowercased()) == nil else {
                 throw CatalogError(.corruptCatalog, parameter: "id", "duplicate release id \(r.id)")
             }
             guard r.seq != lastSeq else { throw CatalogError(.corruptCatalog, parameter: "seq", "duplicate seq \(r.seq)") }
             lastSeq = r.seq
-            byFile[r.file] = i
         }
         let next = nextSeq ?? lastSeq + 1
         guard next > lastSeq else {
@@ -67,10 +64,13 @@ public struct Catalog: Equatable, Sendable {
         }
         self.publicBaseURL = publicBaseURL
         // Variant files are named by their own UUIDs: no two files of the catalog may share one.
-        var fileIDs = Set(byID.keys)
+        var variantIDs = Set<String>()
         for r in sorted where !r.variants.isEmpty {
-            for v in r.variants where !fileIDs.insert(v.fileID.lowercased()).inserted {
-                throw CatalogError(.corruptCatalog, parameter: "variants", "variant \(v.name) of \(r.id) reuses id \(v.fileID)")
+            for v in r.variants {
+                let id = v.fileID.lowercased()
+                guard byID[id] == nil, variantIDs.insert(id).inserted else {
+                    throw CatalogError(.corruptCatalog, parameter: "variants", "variant \(v.name) of \(r.id) reuses id \(v.fileID)")
+                }
             }
         }
     }
@@ -98,8 +98,10 @@ public struct Catalog: Equatable, Sendable {
     /// The release whose file is `name` (`<id>.<ext>`), for `GET /models/<file>` (any state,
     /// until garbage-collected).
     public func release(file name: String) -> Release? {
-        guard let i = byFile[name], releases[i].fileDeletedAt == nil else { return nil }
-        return releases[i]
+        guard let dot = name.firstIndex(of: "."), let r = release(id: String(name[..<dot])), r.file == name, r.fileDeletedAt == nil else {
+            return nil
+        }
+        return r
     }
 
     public func select(
@@ -118,7 +120,6 @@ public struct Catalog: Equatable, Sendable {
         release.noteExposure(at: release.publishedAt)
         try checkGuardOverlap(release)
         byID[release.id.lowercased()] = releases.count
-        byFile[release.file] = releases.count
         releases.append(release)
         nextSeq += 1
         return release

@@ -74,6 +74,10 @@ extension Release {
     }
 
     package func writeEntry(to w: inout JSONWriter, publicBaseURL: String?, catalogVersion: Int64? = nil) {
+        if publicBaseURL == nil, catalogVersion == nil, let entry = storedEntry {
+            w.raw(entry)
+            return
+        }
         w.beginObject()
         if let publicBaseURL { w.field("url", url(publicBaseURL: publicBaseURL)) }
         w.field("id", id)

@@ -14,7 +14,11 @@ public struct Release: Hashable, Sendable {
     /// writers only) makes a new box. `let`, so reads and comparisons borrow the fields in place.
     private final class Box: Sendable {
         let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+        /// The catalog entry these fields were decoded from (SPEC §17.1): written back as they
+        /// are while the release is unchanged, and compared as bytes by the next reload, so an
+        /// unchanged release is neither encoded nor decoded again. A change makes a box without.
+        let entry: [UInt8]?
+        init(_ fields: Fields, entry: [UInt8]? = nil) { (self.fields, self.entry) = (fields, entry) }
     }
 
     private struct Fields: Hashable {
@@ -55,6 +59,12 @@ public struct Release: Hashable, Sendable {
     }
 
     public static func == (a: Release, b: Release) -> Bool { a.isIdentical(to: b) || a.box.fields == b.box.fields }
+
+    /// Keeps `entry`, the catalog entry this release was just decoded from (`Catalog(decoding:)`).
+    package mutating func keepEntry(_ entry: ArraySlice<UInt8>) { box = Box(box.fields, entry: Array(entry)) }
+
+    /// The catalog entry it was decoded from, while unchanged.
+    package var storedEntry: [UInt8]? { box.entry }
 
     /// Whether both are the one stored value, not two equal ones (what a reload took over).
     package func isIdentical(to other: Release) -> Bool { box === other.box }

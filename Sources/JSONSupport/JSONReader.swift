@@ -44,7 +44,7 @@ public struct JSONReader {
 
     func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -53,7 +53,7 @@ public struct JSONReader {
         }
     }
 
-    private mutating func expect(_ literal: StaticString) throws(Failure) {
+    mutating func expect(_ literal: StaticString) throws(Failure) {
         let count = literal.utf8CodeUnitCount
         guard bytes.count - position >= count else { throw failure("invalid literal") }
         for i in 0..<count where bytes[position + i] != literal.utf8Start[i] { throw failure("invalid literal") }
@@ -210,7 +210,7 @@ public struct JSONReader {
     }
 
     /// Reads past the number at `position` (RFC 8259 grammar) and returns its literal's range.
-    private mutating func scanNumber() throws(Failure) -> Range<Int> {
+    mutating func scanNumber() throws(Failure) -> Range<Int> {
         let start = position
         func digits(_ r: inout JSONReader) -> Int {
             let s = r.position
@@ -274,7 +274,7 @@ public struct JSONReader {
 
     /// The string at `position`. Without `build`, nil for ASCII without escapes: nothing to
     /// check beyond the scan (other strings are still decoded and validated, then dropped).
-    private mutating func readString(build: Bool) throws(Failure) -> String? {
+    mutating func readString(build: Bool) throws(Failure) -> String? {
         position += 1 // opening quote
         let start = position
         // Fast path: no escapes, so the bytes are the string (after UTF-8 validation).

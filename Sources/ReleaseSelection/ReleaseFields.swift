@@ -10,7 +10,7 @@ public enum ReleaseFields {
     public static func checkID(_ id: String, field: String = "id") throws(InvalidInput) {
         let valid = id.withUTF8Bytes { b in
             b.count == 36 && b.indices.allSatisfy { i in
-                [8, 13, 18, 23].contains(i) ? b[i] == UInt8(ascii: "-") : isHexDigit(b[i])
+                i == 8 || i == 13 || i == 18 || i == 23 ? b[i] == UInt8(ascii: "-") : isHexDigit(b[i])
             }
         }
         guard valid else { throw InvalidInput(field, "must be a UUID (8-4-4-4-12 hex digits)") }

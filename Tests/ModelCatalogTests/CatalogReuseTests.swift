@@ -46,6 +46,28 @@ import Testing
         }
     }
 
+    /// An unchanged release is written back as its entry was read, neither encoded nor decoded
+    /// again; a changed one is encoded. A hand-formatted entry stays as written until it changes.
+    @Test func decodedEntriesAreWrittenBackAsRead_untilTheirReleaseChanges_SPEC17_1() throws {
+        let canonical = String(decoding: try catalog(Array(base.prefix(3)), version: 1).encoded(), as: UTF8.self)
+        let id2 = base[1].id, id3 = base[2].id
+        let edited = canonical
+            .replacingFirst(#"{"id":"\#(id2)","seq":2"#, with: #"{ "id" : "\#(id2)",\#n "seq" : 2"#)
+            .replacingFirst(#"{"id":"\#(id3)","seq":3"#, with: #"{"seq":3, "id":"\#(id3)""#)
+        #expect(edited != canonical)
+        var decoded = try Catalog(decoding: Array(edited.utf8))
+        #expect(decoded == (try Catalog(decoding: Array(canonical.utf8))), "the same values")
+        #expect(String(decoding: decoded.encoded(), as: UTF8.self) == edited, "every entry as read")
+        // A change to the second release encodes it; the third stays as written.
+        var patch = ReleasePatch()
+        patch.label = "changed"
+        _ = try decoded.apply(patch, to: id2, now: t0)
+        let written = String(decoding: decoded.encoded(), as: UTF8.self)
+        #expect(!written.contains(#"{ "id" : "\#(id2)""#) && written.contains(#""label":"changed""#))
+        #expect(written.contains(#"{"seq":3, "id":"\#(id3)""#))
+        #expect(try Catalog(decoding: Array(written.utf8)).release(id: id2)?.label == "changed")
+    }
+
     @Test func errorsAreTheFullDecodesWithAPrevious() throws {
         let previous = try catalog(base, version: 1)
         let good = String(decoding: try catalog(base, version: 2).encoded(), as: UTF8.self)
