@@ -102,7 +102,7 @@ extension TokenBook {
         }
         w.endArray()
         w.endObject()
-        return w.bytes + [UInt8(ascii: "\n")]
+        return w.line()
     }
 
     /// `tokens list --json` (SPEC §15.1): `[{"name","role","created","expires","last_used"}]`, no hash.

@@ -9,7 +9,9 @@ import JSONSupport
 // catalog.json: {"format":1,"catalog_version":V,"public_base_url":U,"next_seq":N,"releases":[<admin form without url>, …]}
 extension Catalog {
     public func encoded() -> [UInt8] {
-        var w = JSONWriter(capacity: 256 + releases.count * 420)
+        // Unchanged entries are written as stored: their sizes make the capacity (one buffer,
+        // no growth copy of megabytes).
+        var w = JSONWriter(capacity: 256 + releases.reduce(0) { $0 + ($1.storedEntry?.count ?? 1024) + 1 })
         w.beginObject()
         w.field("format", Catalog.formatVersion)
         w.field("catalog_version", catalogVersion)
@@ -20,7 +22,7 @@ extension Catalog {
         for r in releases { r.writeEntry(to: &w, publicBaseURL: nil) }
         w.endArray()
         w.endObject()
-        return w.bytes + [UInt8(ascii: "\n")]
+        return w.line()
     }
 
     /// Strict: bad JSON, an unknown format, any invalid release or broken invariant throws
@@ -319,6 +321,6 @@ extension Catalog {
             }
         }
         w.endObject()
-        return w.bytes + [UInt8(ascii: "\n")]
+        return w.line()
     }
 }

@@ -46,6 +46,6 @@ extension Catalog {
         }
         w.endArray()
         w.endObject()
-        return w.bytes + [UInt8(ascii: "\n")]
+        return w.line()
     }
 }

@@ -38,6 +38,13 @@ public struct JSONWriter: Sendable {
     /// Splices already-serialised JSON (e.g. a pre-built document) as one value.
     public mutating func raw(_ json: [UInt8]) { valuePrefix(); bytes += json }
 
+    /// The document written so far as a file's one line: a newline appended in place, where
+    /// `bytes + [newline]` copied a catalog of megabytes once more.
+    public mutating func line() -> [UInt8] {
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
     public mutating func field(_ k: String, _ v: String) { key(k); string(v) }
     public mutating func field(_ k: String, _ v: Int64) { key(k); int(v) }
     public mutating func field(_ k: String, _ v: Int) { key(k); int(v) }
