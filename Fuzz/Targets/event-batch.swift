@@ -1,4 +1,4 @@
-// libFuzzer target: the event-batch JSON reader (and its member picker) and batch validation
+// libFuzzer target: the event-batch JSON reader (its member picker, the tape) and batch validation
 // (SPEC §4.2) on arbitrary bytes. An accepted batch must splice back: every event span is an
 // object inside the body.
 @testable import EventStore
@@ -16,6 +16,12 @@ public func fuzzEventBatch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if case .object? = root?.value { isObject = true }
     let picked = try? JSONReader.members(["batch_id", "events"], of: bytes[...])
     check((picked != nil) == isObject, "members and parse disagree on whether this is a valid object")
+    // So is the tape (catalog.json's reader): it accepts exactly what parse accepts, spanning the same bytes.
+    let tape = try? JSONTape(bytes)
+    check((tape != nil) == (root != nil), "the tape and parse disagree on whether this is valid JSON")
+    if let tape, let root {
+        check(tape.range(tape.root) == root.range && tape.kind(tape.root) == tapeKind(root.value), "the tape's root is not parse's")
+    }
     guard let batch = try? BatchParser.parse(bytes, queryClientID: "fuzz", maxEventsPerBatch: 64) else { return 0 }
     check(batch.eventCount <= 64, "more events than allowed")
     for span in batch.events {
@@ -23,4 +29,15 @@ public func fuzzEventBatch(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         check(bytes[span.start] == UInt8(ascii: "{") && bytes[span.close] == UInt8(ascii: "}"), "span \(span) is not an object")
     }
     return 0
+}
+
+private func tapeKind(_ value: JSONValue) -> JSONTape.Kind {
+    switch value {
+    case .null: .null
+    case .bool: .bool
+    case .number: .number
+    case .string: .string
+    case .array: .array
+    case .object: .object
+    }
 }
