@@ -60,19 +60,14 @@ extension Catalog {
             var encoded = JSONWriter(capacity: 1024)
             releases.reserveCapacity(entries.count)
             for (i, element) in entries.enumerated() {
-                let range = tape.range(element)
                 if i < known.count {
                     let same: Bool
                     if let entry = known[i].storedEntry {
-                        same = entry.count == range.count && entry.withUnsafeBufferPointer { e in
-                            bytes.withUnsafeBufferPointer { e.elementsEqual(UnsafeBufferPointer(rebasing: $0[range])) }
-                        }
+                        same = tape.text(of: element, equals: entry)
                     } else {
                         encoded.removeAll()
                         known[i].writeEntry(to: &encoded, publicBaseURL: nil)
-                        same = encoded.bytes.withUnsafeBufferPointer { e in
-                            bytes.withUnsafeBufferPointer { e.elementsEqual(UnsafeBufferPointer(rebasing: $0[range])) }
-                        }
+                        same = tape.text(of: element, equals: encoded.bytes)
                     }
                     if same {
                         releases.append(known[i])
@@ -81,7 +76,7 @@ extension Catalog {
                 }
                 do throws(CatalogError) {
                     var release = try decoder.release(try StoredObject(tape, element))
-                    release.keepEntry(bytes[range])
+                    release.keepEntry(bytes[tape.range(element)])
                     releases.append(release)
                 } catch {
                     let id = (try? StoredObject(tape, element).string("id")) ?? nil

@@ -44,7 +44,7 @@ public struct Catalog: Equatable, Sendable {
         var lastSeq: Int64 = 0
         byID.reserveCapacity(sorted.count)
         for (i, r) in sorted.enumerated() {
-            guard byID.updateValue(i, forKey: r.id.lowercased()) == nil else {
+            guard byID.updateValue(i, forKey: Self.idKey(r.id)) == nil else {
                 throw CatalogError(.corruptCatalog, parameter: "id", "duplicate release id \(r.id)")
             }
             guard r.seq != lastSeq else { throw CatalogError(.corruptCatalog, parameter: "seq", "duplicate seq \(r.seq)") }
@@ -67,7 +67,7 @@ public struct Catalog: Equatable, Sendable {
         var variantIDs = Set<String>()
         for r in sorted where !r.variants.isEmpty {
             for v in r.variants {
-                let id = v.fileID.lowercased()
+                let id = Self.idKey(v.fileID)
                 guard byID[id] == nil, variantIDs.insert(id).inserted else {
                     throw CatalogError(.corruptCatalog, parameter: "variants", "variant \(v.name) of \(r.id) reuses id \(v.fileID)")
                 }
@@ -77,7 +77,7 @@ public struct Catalog: Equatable, Sendable {
 
     /// Whether `id` names any file of the catalog (a release or a variant): new ids must not.
     package func isIDInUse(_ id: String) -> Bool {
-        let lower = id.lowercased()
+        let lower = Self.idKey(id)
         return byID[lower] != nil || releases.contains { $0.variants.contains { $0.fileID.lowercased() == lower } }
     }
 
@@ -89,10 +89,16 @@ public struct Catalog: Equatable, Sendable {
         return url.utf8.count > scheme.utf8.count && url.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
     }
 
+    /// An id as the index's key: lowercased, without a new string when it has no capital (ids
+    /// are written lowercase; `lowercased()` allocated one for each of 10,000 at every load).
+    private static func idKey(_ id: String) -> String {
+        id.utf8.contains { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } ? id.lowercased() : id
+    }
+
     /// Ids compare case-insensitively: they name files, and two ids differing only in case
     /// would be one file on a case-insensitive volume.
     public func release(id: String) -> Release? {
-        byID[id.lowercased()].map { releases[$0] }
+        byID[Self.idKey(id)].map { releases[$0] }
     }
 
     /// The release whose file is `name` (`<id>.<ext>`), for `GET /models/<file>` (any state,
@@ -119,14 +125,14 @@ public struct Catalog: Equatable, Sendable {
         guard self.release(id: release.id) == nil else { throw .idInUse(release.id) }
         release.noteExposure(at: release.publishedAt)
         try checkGuardOverlap(release)
-        byID[release.id.lowercased()] = releases.count
+        byID[Self.idKey(release.id)] = releases.count
         releases.append(release)
         nextSeq += 1
         return release
     }
 
     package func index(of id: String) throws(CatalogError) -> Int {
-        if let i = byID[id.lowercased()] { return i }
+        if let i = byID[Self.idKey(id)] { return i }
         throw CatalogError(.notFound, parameter: "id", "no release with id \(id)")
     }
 

@@ -73,6 +73,29 @@ public struct JSONTape: Sendable {
         return true
     }
 
+    /// Whether the value's text is exactly `text`: a decoder's test that an entry is the one it
+    /// already holds. Eight bytes at a time.
+    public func text(of value: Int, equals text: [UInt8]) -> Bool {
+        let start = Int(entries[value].start), count = Int(entries[value].end) - start
+        guard text.count == count else { return false }
+        return bytes.withUnsafeBytes { b in
+            text.withUnsafeBytes { t in
+                var i = 0
+                while i + 8 <= count {
+                    guard b.loadUnaligned(fromByteOffset: start + i, as: UInt64.self) == t.loadUnaligned(fromByteOffset: i, as: UInt64.self) else {
+                        return false
+                    }
+                    i += 8
+                }
+                while i < count {
+                    guard b[start + i] == t[i] else { return false }
+                    i += 1
+                }
+                return true
+            }
+        }
+    }
+
     /// The members' names of `object` in order (empty for a non-object).
     public func keys(_ object: Int) -> [String] {
         guard entries[object].kind == .object else { return [] }

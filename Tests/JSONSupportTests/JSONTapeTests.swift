@@ -37,6 +37,23 @@ struct JSONTapeTests {
         #expect(tape.keys(root) == ["n", "big", "f", "e", "a", "s", "z"])
     }
 
+    /// Word-at-a-time comparison: every length around the 8-byte steps, a difference at every
+    /// position, a length off by one.
+    @Test func textEquals_everyLengthAndEveryDifferingByte() throws {
+        for n in 0...19 {
+            let text = "\"" + String((0..<n).map { Character(Unicode.Scalar(UInt8(97 + $0 % 26))) }) + "\""
+            let tape = try JSONTape(Array(("[1," + text + "]").utf8))
+            let value = try #require(tape.elements(tape.root)?.last)
+            #expect(tape.text(of: value, equals: Array(text.utf8)))
+            #expect(!tape.text(of: value, equals: Array(text.utf8) + [0x20]) && !tape.text(of: value, equals: Array(text.utf8.dropLast())))
+            for i in 0..<text.utf8.count {
+                var other = Array(text.utf8)
+                other[i] ^= 0x01
+                #expect(!tape.text(of: value, equals: other), "length \(n), byte \(i)")
+            }
+        }
+    }
+
     /// The full reader's node as text: kind, range and contents, numbers by their literal.
     static func text(_ node: JSONNode, _ bytes: [UInt8]) -> String {
         let r = "\(node.range)"
