@@ -138,10 +138,29 @@ private struct StoredObject {
         return value
     }
 
+    /// Parsed from the text in place: four times a release, no String for each.
     func time(_ key: String) throws(CatalogError) -> Timestamp? {
-        guard let s = try string(key) else { return nil }
-        guard let t = Timestamp(rfc3339: s) else { throw .invalid(key, "not an RFC 3339 time") }
+        guard let n = node(key) else { return nil }
+        guard let parsed = tape.withText(n, { Timestamp(rfc3339UTF8: $0) }) else { throw .invalid(key, "must be a string") }
+        guard let t = parsed else { throw .invalid(key, "not an RFC 3339 time") }
         return t
+    }
+
+    /// Whether the string member `key` is `parts` joined, compared in place (nil when absent).
+    func string(_ key: String, is parts: [String]) throws(CatalogError) -> Bool? {
+        guard let n = node(key) else { return nil }
+        let same = tape.withText(n) { text in
+            var i = 0
+            for part in parts {
+                for byte in part.utf8 {
+                    guard i < text.count, text[i] == byte else { return false }
+                    i += 1
+                }
+            }
+            return i == text.count
+        }
+        guard let same else { throw .invalid(key, "must be a string") }
+        return same
     }
 
     func int(_ key: String) throws(CatalogError) -> Int? {
@@ -180,7 +199,9 @@ private struct StoredDecoder {
             base: try decoded("base", in: e, memo: &bases),
             info: try ReleaseInfo(displayName: try e.string("display_name"), license: license, minRAMMB: try e.int("min_ram_mb")),
             exposedAt: try e.time("exposed_at"), unpackedSize: try unpackedSize(e))
-        if let f = try e.string("file"), f != r.file { throw .invalid("file", "\(f) is not <id>.<ext> (\(r.file))") }
+        if try e.string("file", is: [id, ".", ext]) == false, let f = try e.string("file") {
+            throw .invalid("file", "\(f) is not <id>.<ext> (\(r.file))")
+        }
         return r
     }
 

@@ -32,4 +32,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         guard let ms = RFC3339.parse(text) else { return nil }
         millisecondsSinceEpoch = ms
     }
+
+    public init?(rfc3339UTF8 text: UnsafeBufferPointer<UInt8>) {
+        guard let ms = RFC3339.parse(utf8: text) else { return nil }
+        millisecondsSinceEpoch = ms
+    }
 }

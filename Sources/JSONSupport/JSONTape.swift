@@ -131,6 +131,18 @@ public struct JSONTape: Sendable {
         }
     }
 
+    /// `body` over the string's UTF-8 text without making a String (a plain string's bytes in
+    /// place); nil for any other kind.
+    public func withText<T>(_ value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        let e = entries[value]
+        guard e.kind == .string else { return nil }
+        guard e.plain else {
+            var text = string(value)!
+            return text.withUTF8(body)
+        }
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[Int(e.start + 1)..<Int(e.end - 1)])) }
+    }
+
     /// A number written as a whole number, read exactly from its literal (a Double holds 53
     /// bits); nil for anything else, `1.0`, `1e3` and values beyond Int64 included.
     public func integer(_ value: Int) -> Int64? {

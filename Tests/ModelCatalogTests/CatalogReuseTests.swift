@@ -86,6 +86,17 @@ import Testing
         }
         let seq = #expect(throws: CatalogError.self) { try Catalog(decoding: Array(broken[0].utf8), previous: previous) }
         #expect(seq?.parameter == "releases[3].seq", "\(String(describing: seq))")
+        // Fields read in place (times, the file name): each failure names its field.
+        let inPlace = [
+            (good.replacingFirst(#""file":"\#(id4).onnx""#, with: #""file":"\#(id4).bin""#), "releases[3].file", "is not <id>.<ext>"),
+            (good.replacingFirst(#""published_at":""#, with: #""published_at":"x"#), "releases[0].published_at", "not an RFC 3339 time"),
+            (good.replacingFirst(#""published_at":""#, with: #""published_at":7,"x":""#), "releases[0].published_at", "must be a string"),
+        ]
+        for (text, parameter, message) in inPlace {
+            #expect(text != good)
+            let e = #expect(throws: CatalogError.self) { try Catalog(decoding: Array(text.utf8)) }
+            #expect(e?.parameter == parameter && e?.message.contains(message) == true, "\(String(describing: e))")
+        }
     }
 }
 
