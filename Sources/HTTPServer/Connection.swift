@@ -366,7 +366,9 @@ final class Connection {
         bodyUnread = false
         hasServed = true
         phase = .head
-        readDeadline = loop.now + loop.idleTimeout
+        // Idle from when the response is out (`flush`), not while it is sent: a client reading a
+        // download longer than the idle timeout is not idle (the send timeout watches its progress).
+        readDeadline = .max
     }
 
     private func flush() {
@@ -379,6 +381,7 @@ final class Connection {
             switch result {
             case .drained:
                 writeDeadline = .max
+                if phase == .head, !headStarted, readDeadline == .max { readDeadline = loop.now + loop.idleTimeout }
             case .wouldBlock:
                 return
             case .budgetExhausted:

@@ -50,6 +50,36 @@ extension ServerSuites {
         }
     }
 
+    /// The keep-alive idle time starts once a response is out, not when it is queued: a client
+    /// still reading a large download (a model over a phone's link) is not idle. CI's 4 GiB
+    /// transfer in a debug build was cut at 60 s, `idle_timeout_seconds`, while it progressed.
+    @Test func server_keepsSendingPastIdleTimeout_whileTheClientReads_SPEC10() throws {
+        var config = ServerConfiguration()
+        config.idleTimeout = 1
+        let size = 24 << 20
+        let body = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try withServer(config, route: { _, _ in .respond(Response(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body)) }) { server, port in
+            let c = try RawClient(port: port, receiveBuffer: 64 << 10)
+            try c.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\n")
+            let (status, _) = try c.readHead()
+            #expect(status == 200)
+            // A slow reader: ~256 KiB every 40 ms, so the body takes about 4 s, four idle timeouts.
+            var received = 0, same = true, pace = 0
+            let started = ContinuousClock.now
+            try c.consume(Int64(size)) { offset, chunk in
+                for (i, b) in chunk.enumerated() where body[Int(offset) + i] != b { same = false; break }
+                received += chunk.count
+                pace += chunk.count
+                if pace >= 256 << 10 { pace = 0; usleep(40_000) }
+            }
+            #expect(received == size && same)
+            #expect(ContinuousClock.now - started > .seconds(2), "the client was slow enough to outlast the idle timeout")
+            // Then idle: closed after the idle timeout.
+            #expect(c.isClosedByPeer())
+            #expect(eventually { server.openConnections == 0 })
+        }
+    }
+
     @Test func server_abortsStalledBodyAfterBodyTimeout_SPEC10() throws {
         var config = ServerConfiguration()
         config.bodyTimeout = 1
