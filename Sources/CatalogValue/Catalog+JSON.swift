@@ -30,8 +30,9 @@ extension Catalog {
     /// JSONSupport's reader straight into `Release` values (SPEC §17.1: a reload ≤ 100 ms at
     /// 10,000 releases): Foundation's JSONDecoder through DTOs was 40 % of a reload.
     /// `previous`: the version this file most likely follows (the one last loaded or written).
-    /// An entry whose bytes are exactly what its release at the same position there encodes to
-    /// is that release, taken without decoding: a change rewrites a few entries of thousands.
+    /// An entry whose bytes are exactly those its release at the same position there was decoded
+    /// from (or encodes to) is that release, taken without decoding: a change rewrites a few
+    /// entries of thousands.
     public init(decoding bytes: [UInt8], previous: Catalog? = nil) throws(CatalogError) {
         let tape: JSONTape
         do { tape = try JSONTape(bytes) } catch {
@@ -146,20 +147,10 @@ private struct StoredObject {
         return t
     }
 
-    /// Whether the string member `key` is `parts` joined, compared in place (nil when absent).
-    func string(_ key: String, is parts: [String]) throws(CatalogError) -> Bool? {
+    /// Whether the string member `key` is `text`, compared in place (nil when absent).
+    func string(_ key: String, equals text: String) throws(CatalogError) -> Bool? {
         guard let n = node(key) else { return nil }
-        let same = tape.withText(n) { text in
-            var i = 0
-            for part in parts {
-                for byte in part.utf8 {
-                    guard i < text.count, text[i] == byte else { return false }
-                    i += 1
-                }
-            }
-            return i == text.count
-        }
-        guard let same else { throw .invalid(key, "must be a string") }
+        guard let same = tape.withText(n, { $0.elementsEqual(text.utf8) }) else { throw .invalid(key, "must be a string") }
         return same
     }
 
@@ -199,7 +190,7 @@ private struct StoredDecoder {
             base: try decoded("base", in: e, memo: &bases),
             info: try ReleaseInfo(displayName: try e.string("display_name"), license: license, minRAMMB: try e.int("min_ram_mb")),
             exposedAt: try e.time("exposed_at"), unpackedSize: try unpackedSize(e))
-        if try e.string("file", is: [id, ".", ext]) == false, let f = try e.string("file") {
+        if try e.string("file", equals: r.file) == false, let f = try e.string("file") {
             throw .invalid("file", "\(f) is not <id>.<ext> (\(r.file))")
         }
         return r

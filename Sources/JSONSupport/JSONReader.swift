@@ -44,7 +44,7 @@ public struct JSONReader {
 
     func failure(_ reason: String) -> Failure { Failure(offset: position, reason: reason) }
 
-    mutating func skipWhitespace() {
+    private mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1

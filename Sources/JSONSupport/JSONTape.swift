@@ -96,8 +96,8 @@ public struct JSONTape: Sendable {
         }
     }
 
-    /// The members' names of `object` in order (empty for a non-object).
-    public func keys(_ object: Int) -> [String] {
+    /// The members' names of `object` in order (empty for a non-object); for tests.
+    func keys(_ object: Int) -> [String] {
         guard entries[object].kind == .object else { return [] }
         var keys: [String] = []
         var key = object + 1

@@ -1,4 +1,4 @@
-import JSONSupport
+@testable import JSONSupport
 import Testing
 
 /// `JSONTape` against the full reader over the members table's texts: the same failure where
